@@ -1,0 +1,464 @@
+// compiler/Verifier.cpp: proves that a plan computes its collective.
+//
+// The verifier executes all ranks symbolically (DESIGN.md "Verification") and
+// reports every independent problem as a structured diagnostic. It proves:
+//  1. structure (`invalid`): the shape is valid and every op names buffers its
+//     rank has, slot ranges inside them and backward dependencies;
+//  2. message matching (`mismatch`): the k-th send a→b pairs with the k-th
+//     receive from a at b; no end is left over, both ends move the same number
+//     of slots, no peer is outside 0..p-1 and no rank messages itself;
+//  3. races (`race`): two ops of a rank touching overlapping slots, one of
+//     them writing, are ordered by a dependency path (a send reads its slots
+//     until it completes) — checked with in and out separate and, for
+//     in-place plans, aliased;
+//  4. deadlock freedom (`deadlock`): posting ops when their dependencies are
+//     done, with unbuffered sends (a send completes only when its receive is
+//     posted and vice versa), every op completes; a stuck state is reported
+//     as its wait-for cycle across ranks;
+//  5. values: no op reads an undefined slot (`uninitialized`), writes the
+//     read-only input (`input-write`), combines different chunks
+//     (`misplaced`), counts a rank twice (`duplicate-contribution`) or — for
+//     plans that must work with merely associative operations — combines
+//     anything but adjacent rank intervals in rank order (`order`);
+//  6. results: every required output slot holds exactly the collective's
+//     value for its chunk (`missing-contribution`, `misplaced`);
+//  7. in-place: with `in_place: true`, 3, 5 and 6 hold again with in and out
+//     aliased, and no op reads input that was overwritten (`input-write`);
+//  8. reproducibility: whether all ranks end with the same reduction tree
+//     for each result chunk, up to swapping operands of a commutative
+//     combination (`nondeterministic` when required).
+// Problems found only in the aliased run say "in-place". Diagnostics caused by
+// an earlier one are suppressed: a faulty op yields a poison value that
+// propagates silently.
+#include "compiler/VerifierImpl.h"
+
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/Support/FormatVariadic.h"
+
+#include <algorithm>
+
+namespace collc::compiler {
+
+llvm::StringRef name(DiagClass c) {
+  switch (c) {
+#define COLLC_DIAG(Enum, Text)                                                           \
+  case DiagClass::Enum:                                                                  \
+    return Text;
+#include "compiler/Diagnostics.def"
+  }
+  llvm_unreachable("bad diagnostic class");
+}
+
+void print(const Diagnostic &d, llvm::raw_ostream &os) {
+  if (d.rank && d.op)
+    os << "rank " << *d.rank << ", op " << *d.op << " (" << d.opText << ")";
+  else if (d.rank && d.slots)
+    os << "rank " << *d.rank << ", " << ir::describe(*d.slots);
+  else if (d.rank)
+    os << "rank " << *d.rank;
+  else if (d.chunk)
+    os << "chunk " << *d.chunk;
+  else
+    os << "plan";
+  os << ": " << name(d.cls) << ": ";
+  if (d.inPlace)
+    os << "in-place (in and out aliased): ";
+  os << d.message;
+}
+
+std::string toString(const Diagnostic &d) {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  print(d, os);
+  return os.str();
+}
+
+void printStats(const PlanStats &s, llvm::raw_ostream &os) {
+  os << "ops: " << s.ops << '\n';
+  os << "messages: " << s.messages << '\n';
+  os << "chunks-moved: " << s.chunksMoved << '\n';
+  os << "scratch: " << s.scratch << '\n';
+  os << "critical-path: " << s.criticalPath << '\n';
+  os << "identical: " << (s.identical ? "yes" : "no") << '\n';
+}
+
+VerifyResult verify(const ir::Plan &plan, const VerifyOptions &opts) {
+  return detail::Verifier(plan, opts).run();
+}
+
+namespace detail {
+
+void Collector::add(Diagnostic d) {
+  if (aliased) {
+    for (size_t i = 0; i < baseline_ && i < diags_.size(); ++i) {
+      const Diagnostic &b = diags_[i];
+      if (b.cls == d.cls && b.rank == d.rank && b.op == d.op && b.chunk == d.chunk &&
+          b.message == d.message)
+        return;
+    }
+    d.inPlace = true;
+  }
+  if (!wants()) {
+    ++dropped_;
+    return;
+  }
+  diags_.push_back(std::move(d));
+}
+
+Verifier::Verifier(const ir::Plan &plan, const VerifyOptions &opts)
+    : plan_(plan), shape_(plan.shape), opts_(opts), diags_(opts.maxErrors),
+      values_(!(opts.noncommutative || !plan.shape.commutative)) {}
+
+Diagnostic Verifier::opDiag(DiagClass cls, uint32_t g) const {
+  Diagnostic d;
+  d.cls = cls;
+  d.rank = rankOf(g);
+  d.op = indexOf(g);
+  d.opText = ir::describe(opOf(g));
+  return d;
+}
+
+std::string Verifier::opRef(uint32_t g) const {
+  return llvm::formatv("rank {0} op {1} ({2})", rankOf(g), indexOf(g), ir::describe(opOf(g)))
+      .str();
+}
+
+bool Verifier::checkStructure() {
+  if (std::optional<ir::ShapeError> e = ir::checkShape(shape_)) {
+    Diagnostic d;
+    d.cls = DiagClass::Invalid;
+    d.message = e->message;
+    diags_.add(std::move(d));
+    return false;
+  }
+  if (plan_.programs.size() != shape_.ranks) {
+    Diagnostic d;
+    d.cls = DiagClass::Invalid;
+    d.message = llvm::formatv("{0} programs for {1} ranks", plan_.programs.size(),
+                              shape_.ranks);
+    diags_.add(std::move(d));
+    return false;
+  }
+  bool ok = true;
+  base_.resize(shape_.ranks + 1);
+  uint64_t total = 0;
+  for (uint32_t r = 0; r < shape_.ranks; ++r) {
+    base_[r] = static_cast<uint32_t>(total);
+    total += plan_.programs[r].ops.size();
+  }
+  if (total >= noOp) {
+    Diagnostic d;
+    d.cls = DiagClass::Invalid;
+    d.message = llvm::formatv("{0} ops is more than the verifier handles", total);
+    diags_.add(std::move(d));
+    return false;
+  }
+  base_[shape_.ranks] = static_cast<uint32_t>(total);
+  rankOf_.resize(total);
+  for (uint32_t r = 0; r < shape_.ranks; ++r) {
+    const auto &ops = plan_.programs[r].ops;
+    std::fill(rankOf_.begin() + base_[r], rankOf_.begin() + base_[r + 1], r);
+    for (uint32_t i = 0; i < ops.size(); ++i)
+      if (std::optional<std::string> e = ir::checkOp(shape_, r, ops, i)) {
+        Diagnostic d = opDiag(DiagClass::Invalid, gid(r, i));
+        d.slots = ops[i].slots();
+        d.message = *e;
+        diags_.add(std::move(d));
+        ok = false;
+      }
+  }
+  return ok;
+}
+
+void Verifier::matchMessages() {
+  const uint32_t p = shape_.ranks;
+  partner_.assign(rankOf_.size(), noOp);
+  struct Channel {
+    std::vector<uint32_t> sends, recvs;
+  };
+  llvm::DenseMap<uint64_t, Channel> channels;
+  auto badPeer = [&](uint32_t g, const ir::Op &op, uint32_t r) {
+    Diagnostic d = opDiag(DiagClass::Mismatch, g);
+    d.slots = op.slots();
+    if (op.peer >= p)
+      d.message = llvm::formatv("peer {0} out of range (ranks = {1})", op.peer, p);
+    else
+      d.message = llvm::formatv("rank {0} {1} itself", r,
+                                op.kind == ir::OpKind::Send ? "sends a message to"
+                                                            : "receives a message from");
+    diags_.add(std::move(d));
+    mismatched_ = true;
+  };
+  for (uint32_t r = 0; r < p; ++r) {
+    const auto &ops = plan_.programs[r].ops;
+    for (uint32_t i = 0; i < ops.size(); ++i) {
+      const ir::Op &op = ops[i];
+      if (!ir::isMessage(op.kind))
+        continue;
+      uint32_t g = gid(r, i);
+      if (op.peer >= p || op.peer == r) {
+        badPeer(g, op, r);
+        continue;
+      }
+      if (op.kind == ir::OpKind::Send) {
+        stats_.chunksMoved += op.count;
+        channels[(uint64_t(r) << 32) | op.peer].sends.push_back(g);
+      } else {
+        channels[(uint64_t(op.peer) << 32) | r].recvs.push_back(g);
+      }
+    }
+  }
+  uint64_t sends = 0;
+  std::vector<uint64_t> keys;
+  keys.reserve(channels.size());
+  for (auto &kv : channels) {
+    keys.push_back(kv.first);
+    sends += kv.second.sends.size();
+  }
+  stats_.messages = sends;
+  llvm::sort(keys);
+  for (uint64_t key : keys) {
+    const Channel &c = channels[key];
+    uint32_t from = uint32_t(key >> 32), to = uint32_t(key);
+    size_t n = std::min(c.sends.size(), c.recvs.size());
+    for (size_t k = 0; k < n; ++k) {
+      uint32_t s = c.sends[k], rv = c.recvs[k];
+      partner_[s] = rv;
+      partner_[rv] = s;
+      const ir::Op &so = opOf(s), &ro = opOf(rv);
+      if (so.count == ro.count)
+        continue;
+      Diagnostic d = opDiag(DiagClass::Mismatch, rv);
+      d.slots = ro.slots();
+      if (ro.count < so.count)
+        d.message = llvm::formatv("receive range {0} is too small: the matching send, "
+                                  "{1}, sends {2} slots",
+                                  ir::describe(ro.slots()), opRef(s), so.count);
+      else
+        d.message = llvm::formatv("receive range {0} holds {1} slots but the matching "
+                                  "send, {2}, sends {3}",
+                                  ir::describe(ro.slots()), ro.count, opRef(s), so.count);
+      diags_.add(std::move(d));
+      mismatched_ = true;
+    }
+    for (size_t k = n; k < c.sends.size(); ++k) {
+      Diagnostic d = opDiag(DiagClass::Mismatch, c.sends[k]);
+      d.slots = opOf(c.sends[k]).slots();
+      d.message = llvm::formatv("send has no matching receive: rank {0} receives only {1} "
+                                "message{2} from rank {3}",
+                                to, c.recvs.size(), c.recvs.size() == 1 ? "" : "s", from);
+      diags_.add(std::move(d));
+      mismatched_ = true;
+    }
+    for (size_t k = n; k < c.recvs.size(); ++k) {
+      Diagnostic d = opDiag(DiagClass::Mismatch, c.recvs[k]);
+      d.slots = opOf(c.recvs[k]).slots();
+      d.message = llvm::formatv("receive has no matching send: rank {0} sends only {1} "
+                                "message{2} to rank {3}",
+                                from, c.sends.size(), c.sends.size() == 1 ? "" : "s", to);
+      diags_.add(std::move(d));
+      mismatched_ = true;
+    }
+  }
+}
+
+void Verifier::checkRaces(bool aliased) {
+  for (uint32_t r = 0; r < shape_.ranks; ++r)
+    checkRacesOfRank(r, aliased);
+}
+
+namespace {
+/// What rank r's out slots must hold at the end.
+struct Expectation {
+  bool required = false;
+  uint32_t lo = 0, hi = 0; ///< contributing ranks (reductions)
+};
+Expectation expectationFor(const ir::Shape &s, uint32_t r) {
+  const uint32_t p = s.ranks;
+  switch (s.collective) {
+  case ir::Collective::Allreduce:
+  case ir::Collective::ReduceScatterBlock:
+    return {true, 0, p - 1};
+  case ir::Collective::Reduce:
+    return {r == s.root, 0, p - 1};
+  case ir::Collective::Scan:
+    return {true, 0, r};
+  case ir::Collective::Exscan:
+    return {r >= 1, 0, r >= 1 ? r - 1 : 0};
+  case ir::Collective::Allgather:
+  case ir::Collective::Bcast:
+    return {true, 0, 0};
+  }
+  llvm_unreachable("bad collective");
+}
+} // namespace
+
+void Verifier::checkResults() {
+  const uint32_t p = shape_.ranks, C = shape_.chunks;
+  for (uint32_t r = 0; r < p; ++r) {
+    Expectation want = expectationFor(shape_, r);
+    if (!want.required)
+      continue;
+    const SegmentMap<SymVal> &out = bufs_[r][1];
+    // Per class, the first bad run and how many slots are bad.
+    struct Bad {
+      std::optional<ir::Slots> first;
+      std::string message;
+      uint64_t slots = 0;
+    };
+    std::array<Bad, 3> bad; // missing, misplaced, extra
+    auto note = [&](int k, uint32_t b, uint32_t e, std::string msg) {
+      if (!bad[k].first) {
+        bad[k].first = ir::Slots{ir::Buffer::Out, b, e - b};
+        bad[k].message = std::move(msg);
+      }
+      bad[k].slots += e - b;
+    };
+    // Expected chunk of out slot j is j + expOff.
+    const int64_t expOff = int64_t(ir::outChunk(shape_, r, 0));
+    uint32_t blockLen = shape_.collective == ir::Collective::Allgather ? C / p : out.size();
+    out.visit(0, out.size(), [&](uint32_t b, uint32_t e, const SymVal &sv) {
+      if (sv.v == poisonValue)
+        return;
+      if (sv.v == undefValue) {
+        uint32_t chunk = uint32_t(b + expOff);
+        uint32_t owner = shape_.collective == ir::Collective::Bcast ? shape_.root
+                                                                    : chunk / blockLen;
+        note(0, b, e,
+             llvm::formatv("holds nothing, expected {0}",
+                           dataCollective()
+                               ? llvm::formatv("d[{0}]", owner).str()
+                               : llvm::formatv("x[{0}..{1}]", want.lo, want.hi).str()));
+        return;
+      }
+      if (sv.off != expOff) {
+        int64_t got = int64_t(b) + sv.off, exp = int64_t(b) + expOff;
+        note(1, b, e,
+             llvm::formatv("holds {0} of chunk {1}, expected chunk {2}",
+                           values_.show(sv.v, dataCollective()), got, exp));
+        return;
+      }
+      if (dataCollective()) {
+        // Split the run at owner blocks (allgather); bcast has one owner.
+        for (uint32_t s = b; s < e;) {
+          uint32_t chunk = uint32_t(s + expOff);
+          uint32_t owner = shape_.collective == ir::Collective::Bcast ? shape_.root
+                                                                      : chunk / blockLen;
+          uint32_t end = shape_.collective == ir::Collective::Bcast
+                             ? e
+                             : std::min(e, (owner + 1) * blockLen);
+          if (!(values_.isLeaf(sv.v) && values_.leafRank(sv.v) == owner))
+            note(1, s, end,
+                 llvm::formatv("holds {0}, expected d[{1}]", values_.show(sv.v, true),
+                               owner));
+          s = end;
+        }
+        return;
+      }
+      if (values_.coversExactly(sv.v, want.lo, want.hi))
+        return;
+      std::string missing = values_.missingRanks(sv.v, want.lo, want.hi);
+      std::string extra = values_.extraRanks(sv.v, want.lo, want.hi);
+      std::string exp = llvm::formatv("x[{0}..{1}]", want.lo, want.hi);
+      if (!missing.empty())
+        note(0, b, e,
+             llvm::formatv("holds {0}, expected {1} (lacks {2})",
+                           values_.show(sv.v), exp, ranksPhrase(missing)));
+      else
+        note(2, b, e,
+             llvm::formatv("holds {0}, expected {1} ({2} do not belong here)",
+                           values_.show(sv.v), exp, ranksPhrase(extra)));
+    });
+    const DiagClass classes[] = {DiagClass::MissingContribution, DiagClass::Misplaced,
+                                 DiagClass::Misplaced};
+    for (int k = 0; k < 3; ++k) {
+      if (!bad[k].first)
+        continue;
+      Diagnostic d;
+      d.cls = classes[k];
+      d.rank = r;
+      d.slots = bad[k].first;
+      d.message = bad[k].message;
+      if (bad[k].slots > bad[k].first->count)
+        d.message += llvm::formatv(" ({0} slots of out in all)", bad[k].slots).str();
+      diags_.add(std::move(d));
+    }
+  }
+}
+
+void Verifier::checkIdentical() {
+  if (shape_.collective != ir::Collective::Allreduce || shape_.ranks < 2)
+    return;
+  const SegmentMap<SymVal> &ref = bufs_[0][1];
+  for (uint32_t r = 1; r < shape_.ranks && stats_.identical; ++r) {
+    const SegmentMap<SymVal> &out = bufs_[r][1];
+    out.visit(0, out.size(), [&](uint32_t b, uint32_t e, const SymVal &sv) {
+      if (!stats_.identical || sv.v <= poisonValue)
+        return;
+      ref.visit(b, e, [&](uint32_t rb, uint32_t, const SymVal &rv) {
+        if (!stats_.identical || rv.v <= poisonValue || rv == sv)
+          return;
+        stats_.identical = false;
+        if (!opts_.requireIdentical)
+          return;
+        Diagnostic d;
+        d.cls = DiagClass::Nondeterministic;
+        d.chunk = uint32_t(int64_t(rb) + sv.off);
+        d.message = llvm::formatv("rank 0 and rank {0} compute different reduction trees: "
+                                  "{1} vs {2}",
+                                  r, values_.showTree(rv.v), values_.showTree(sv.v));
+        diags_.add(std::move(d));
+      });
+    });
+  }
+}
+
+VerifyResult Verifier::run() {
+  stats_.ops = plan_.numOps();
+  stats_.scratch = shape_.scratch;
+  VerifyResult result;
+  if (checkStructure()) {
+    // Global successor lists.
+    graphs_.reserve(shape_.ranks);
+    for (uint32_t r = 0; r < shape_.ranks; ++r)
+      graphs_.emplace_back(plan_.programs[r].ops);
+    std::vector<uint32_t> count(rankOf_.size() + 1, 0);
+    for (uint32_t r = 0; r < shape_.ranks; ++r)
+      for (uint32_t i = 0; i < graphs_[r].size(); ++i)
+        for (uint32_t pr : graphs_[r].preds(i))
+          ++count[gid(r, pr)];
+    succBegin_.assign(rankOf_.size() + 1, 0);
+    for (size_t g = 0; g < rankOf_.size(); ++g)
+      succBegin_[g + 1] = succBegin_[g] + count[g];
+    succ_.resize(succBegin_.back());
+    std::vector<uint32_t> fill(succBegin_.begin(), succBegin_.end() - 1);
+    for (uint32_t r = 0; r < shape_.ranks; ++r)
+      for (uint32_t i = 0; i < graphs_[r].size(); ++i)
+        for (uint32_t pr : graphs_[r].preds(i))
+          succ_[fill[gid(r, pr)]++] = gid(r, i);
+
+    matchMessages();
+    checkRaces(false);
+    simulate(false);
+    reportDeadlocks();
+    checkResults();
+    checkIdentical();
+    if (shape_.inPlace) {
+      // Prove it again with in and out aliased; report only what is new.
+      diags_.setBaseline(diags_.diags().size());
+      diags_.aliased = true;
+      bool identical = stats_.identical;
+      checkRaces(true);
+      simulate(true);
+      checkResults();
+      stats_.identical = identical;
+    }
+  }
+  result.diagnostics = std::move(diags_.diags());
+  result.dropped = diags_.dropped();
+  result.stats = stats_;
+  return result;
+}
+
+} // namespace detail
+} // namespace collc::compiler

@@ -1,0 +1,83 @@
+// compiler/Verifier.h: proves that a plan computes its collective.
+//
+// The verifier executes the plan symbolically for all ranks at once
+// (DESIGN.md "Verification") and returns structured diagnostics. See
+// Verifier.cpp for the full list of invariants it checks.
+#ifndef COLLC_COMPILER_VERIFIER_H
+#define COLLC_COMPILER_VERIFIER_H
+
+#include "ir/Plan.h"
+
+#include "llvm/Support/raw_ostream.h"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace collc::compiler {
+
+/// A diagnostic class (compiler/Diagnostics.def).
+enum class DiagClass : uint8_t {
+#define COLLC_DIAG(Enum, Text) Enum,
+#include "compiler/Diagnostics.def"
+};
+llvm::StringRef name(DiagClass c);
+
+/// One problem found in a plan.
+struct Diagnostic {
+  DiagClass cls = DiagClass::Invalid;
+  std::optional<uint32_t> rank;  ///< the rank at fault, when there is one
+  std::optional<uint32_t> op;    ///< op index in that rank's program
+  std::optional<uint32_t> chunk; ///< vector chunk (nondeterministic) when no op
+  std::string opText;            ///< describe(op), e.g. "recv_reduce out[1] from 1"
+  std::optional<ir::Slots> slots; ///< the slots involved
+  std::string got;               ///< symbolic value found, e.g. "x[3..3] ∘ x[1..2]"
+  std::string expected;          ///< symbolic value expected, if any
+  std::string message;           ///< the rest of the explanation
+  bool inPlace = false;          ///< found with in and out aliased
+};
+
+/// Prints `rank 2, op 5 (recv_reduce out[1] from 1): order: <message>`.
+void print(const Diagnostic &d, llvm::raw_ostream &os);
+std::string toString(const Diagnostic &d);
+
+struct VerifyOptions {
+  /// Verify for operations that are only associative, even if the plan says
+  /// `commutative: true`.
+  bool noncommutative = false;
+  /// Report ranks computing different reduction trees as `nondeterministic`.
+  bool requireIdentical = false;
+  /// Keep at most this many diagnostics (0 = no limit); the rest are counted.
+  unsigned maxErrors = 20;
+};
+
+/// Measurements of a plan, filled in whenever the plan is well-formed.
+struct PlanStats {
+  uint64_t ops = 0;
+  uint64_t messages = 0;
+  uint64_t chunksMoved = 0;
+  uint64_t scratch = 0;
+  /// Longest chain of dependent ops and messages (a message counts once).
+  uint64_t criticalPath = 0;
+  /// Every rank ends with the same reduction tree for each result chunk.
+  bool identical = true;
+};
+
+struct VerifyResult {
+  std::vector<Diagnostic> diagnostics;
+  size_t dropped = 0; ///< diagnostics beyond maxErrors
+  PlanStats stats;
+  bool proven() const { return diagnostics.empty() && dropped == 0; }
+};
+
+/// Verifies `plan`. Any plan may be given (also ones not from the reader);
+/// malformed ones yield `invalid` diagnostics.
+VerifyResult verify(const ir::Plan &plan, const VerifyOptions &opts = {});
+
+/// Prints stats as `key: value` lines (ops, messages, chunks-moved, scratch,
+/// critical-path, identical).
+void printStats(const PlanStats &s, llvm::raw_ostream &os);
+
+} // namespace collc::compiler
+
+#endif // COLLC_COMPILER_VERIFIER_H

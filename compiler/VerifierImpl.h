@@ -1,0 +1,133 @@
+// compiler/VerifierImpl.h: the verifier's internal state, shared by its parts
+// (Verifier.cpp: driver, structure, matching, results; VerifyRaces.cpp;
+// VerifySimulation.cpp). Not a public header.
+#ifndef COLLC_COMPILER_VERIFIERIMPL_H
+#define COLLC_COMPILER_VERIFIERIMPL_H
+
+#include "compiler/SegmentMap.h"
+#include "compiler/Values.h"
+#include "compiler/Verifier.h"
+
+#include "llvm/ADT/DenseSet.h"
+
+#include <array>
+
+namespace collc::compiler::detail {
+
+inline constexpr uint32_t noOp = ~0u;
+
+/// A slot's symbolic content: value v of the chunk `slot + off`.
+struct SymVal {
+  ValueId v = undefValue;
+  int64_t off = 0;
+  bool operator==(const SymVal &o) const { return v == o.v && off == o.off; }
+};
+
+/// Part of a range read out of a buffer: `len` slots holding value v, the
+/// t-th of them (t relative to the range start) of chunk t + roff.
+struct Piece {
+  uint32_t len;
+  ValueId v;
+  int64_t roff;
+};
+
+/// Collects diagnostics up to the cap, counting the rest.
+class Collector {
+public:
+  explicit Collector(unsigned cap) : cap_(cap) {}
+  /// False when the next diagnostic would only be counted.
+  bool wants() const { return cap_ == 0 || diags_.size() < cap_; }
+  void add(Diagnostic d);
+  std::vector<Diagnostic> &diags() { return diags_; }
+  size_t dropped() const { return dropped_; }
+  size_t total() const { return diags_.size() + dropped_; }
+  /// In the aliased run: drop diagnostics identical to ones of the plain run.
+  void setBaseline(size_t n) { baseline_ = n; }
+  bool aliased = false;
+
+private:
+  unsigned cap_;
+  size_t baseline_ = 0;
+  std::vector<Diagnostic> diags_;
+  size_t dropped_ = 0;
+};
+
+class Verifier {
+public:
+  Verifier(const ir::Plan &plan, const VerifyOptions &opts);
+  VerifyResult run();
+
+  // --- shared helpers -----------------------------------------------------
+  uint32_t gid(uint32_t rank, uint32_t op) const { return base_[rank] + op; }
+  uint32_t rankOf(uint32_t g) const { return rankOf_[g]; }
+  uint32_t indexOf(uint32_t g) const { return g - base_[rankOf_[g]]; }
+  const ir::Op &opOf(uint32_t g) const {
+    return plan_.programs[rankOf_[g]].ops[indexOf(g)];
+  }
+  /// A diagnostic about op g (its rank, index and text filled in).
+  Diagnostic opDiag(DiagClass cls, uint32_t g) const;
+  /// "rank 1 op 3 (send out[0] to 0)"
+  std::string opRef(uint32_t g) const;
+  bool checkOrder() const { return opts_.noncommutative || !shape_.commutative; }
+  bool dataCollective() const { return !ir::reduces(shape_.collective); }
+
+private:
+  bool checkStructure();
+  void matchMessages();
+  void checkRaces(bool aliased);
+  void checkRacesOfRank(uint32_t rank, bool aliased);
+  void simulate(bool aliased);
+  void reportDeadlocks();
+  void checkResults();
+  void checkIdentical();
+
+  // --- simulation (VerifySimulation.cpp) ------------------------------------
+  struct Loc {
+    SegmentMap<SymVal> *map;
+    uint32_t offset; ///< slot s of the buffer is slot s + offset of the map
+    bool aliasedIn;  ///< `in` read through `out` (in-place run)
+  };
+  Loc locate(uint32_t rank, ir::Buffer b);
+  void readRange(uint32_t rank, const ir::Slots &s, llvm::SmallVectorImpl<Piece> &out);
+  /// Reads the op's source or buffer range, reporting uninitialized slots and
+  /// in-place reads of overwritten input; bad parts become poison.
+  void readChecked(uint32_t g, const ir::Slots &s, llvm::SmallVectorImpl<Piece> &out);
+  void writeRange(uint32_t g, const ir::Slots &s, llvm::ArrayRef<Piece> pieces);
+  /// dst = other ∘ dst (otherFirst) or dst ∘ other.
+  void combineInto(uint32_t g, const ir::Slots &dst, llvm::ArrayRef<Piece> other,
+                   bool otherFirst);
+  void executeLocal(uint32_t g);
+  void transfer(uint32_t send, uint32_t recv);
+
+  const ir::Plan &plan_;
+  const ir::Shape &shape_;
+  VerifyOptions opts_;
+  Collector diags_;
+  PlanStats stats_;
+
+  // Ops, numbered globally.
+  std::vector<uint32_t> base_;   ///< rank -> first global id
+  std::vector<uint32_t> rankOf_; ///< global id -> rank
+  std::vector<ir::DepGraph> graphs_;
+  std::vector<uint32_t> succBegin_, succ_; ///< global successor lists
+  std::vector<uint32_t> partner_;          ///< matched op of a message end, or noOp
+  std::vector<uint8_t> racy_;              ///< op takes part in a reported race
+  bool mismatched_ = false;
+
+  // Simulation state.
+  ValueTable values_;
+  bool aliased_ = false;
+  std::vector<std::array<SegmentMap<SymVal>, 3>> bufs_; ///< rank -> in, out, tmp
+  std::vector<SegmentMap<uint32_t>> writers_; ///< in-place run: rank -> writer op+1 of out
+  std::vector<uint8_t> state_;   ///< 0 waiting, 1 posted, 2 done
+  std::vector<uint32_t> pending_;
+  std::vector<uint32_t> finish_;
+  llvm::DenseSet<uint64_t> reported_; ///< (op, class) pairs already reported
+  bool report(uint32_t g, DiagClass cls) {
+    return reported_.insert((uint64_t(g) << 8) | uint64_t(cls)).second;
+  }
+};
+
+} // namespace collc::compiler::detail
+
+#endif // COLLC_COMPILER_VERIFIERIMPL_H

@@ -1,0 +1,34 @@
+// ir/PlanIO.h: plan text format v1 — the reader and the canonical printer.
+//
+// The reader guarantees that a plan it returns is well-formed (ir/Plan.h):
+// every key known and of the right type, shape and op ranges valid. Errors
+// read `file:line:column: class: message` with class `syntax` (malformed YAML,
+// unknown or duplicate keys, wrong types, missing keys) or `invalid` (values
+// out of range). The printer is canonical: the same plan always prints to the
+// same bytes, and print(parse(print(plan))) == print(plan).
+#ifndef COLLC_IR_PLANIO_H
+#define COLLC_IR_PLANIO_H
+
+#include "ir/Plan.h"
+
+#include "llvm/Support/Error.h"
+#include "llvm/Support/raw_ostream.h"
+
+namespace collc::ir {
+
+/// The format tag this build reads and writes.
+inline constexpr llvm::StringLiteral formatTag = "collc-plan/1";
+
+/// Parses plan text; `fileName` labels error positions.
+llvm::Expected<Plan> parsePlan(llvm::StringRef text, llvm::StringRef fileName);
+
+/// Reads and parses a file; "-" reads standard input.
+llvm::Expected<Plan> readPlanFile(llvm::StringRef path);
+
+/// Writes the canonical text of `plan`.
+void printPlan(const Plan &plan, llvm::raw_ostream &os);
+std::string printPlan(const Plan &plan);
+
+} // namespace collc::ir
+
+#endif // COLLC_IR_PLANIO_H

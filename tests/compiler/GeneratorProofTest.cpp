@@ -1,0 +1,104 @@
+// tests/compiler/GeneratorProofTest.cpp: the verifier proves every generator
+// for every rank count the tests sweep, and refuses what it must.
+#include "compiler/Verifier.h"
+#include "schedules/Generators.h"
+
+#include <gtest/gtest.h>
+
+using namespace collc;
+
+namespace {
+
+std::vector<uint32_t> rankCounts() {
+  std::vector<uint32_t> ps;
+  for (uint32_t p = 1; p <= 17; ++p)
+    ps.push_back(p);
+  for (uint32_t p : {24u, 31u, 32u, 33u, 64u, 100u})
+    ps.push_back(p);
+  return ps;
+}
+
+std::vector<uint32_t> rootsFor(ir::Collective c, uint32_t p) {
+  if (!ir::hasRoot(c))
+    return {0};
+  std::vector<uint32_t> roots = {0, p / 2, p - 1};
+  std::sort(roots.begin(), roots.end());
+  roots.erase(std::unique(roots.begin(), roots.end()), roots.end());
+  return roots;
+}
+
+std::string firstErrors(const compiler::VerifyResult &r) {
+  std::string s;
+  for (size_t i = 0; i < r.diagnostics.size() && i < 3; ++i)
+    s += compiler::toString(r.diagnostics[i]) + "\n";
+  return s;
+}
+
+TEST(GeneratorProof, EveryGeneratorIsProvenForEveryRankCountAndRoot) {
+  for (const sched::Algorithm &a : sched::algorithms())
+    for (uint32_t p : rankCounts())
+      for (uint32_t root : rootsFor(a.collective, p)) {
+        sched::GenOptions o;
+        o.ranks = p;
+        o.root = root;
+        ir::Plan plan = a.build(o);
+        compiler::VerifyOptions vo;
+        vo.requireIdentical = true;
+        compiler::VerifyResult r = compiler::verify(plan, vo);
+        EXPECT_TRUE(r.proven()) << a.name.str() << " " << ir::name(a.collective).str() << " p=" << p
+                                << " root=" << root << "\n"
+                                << firstErrors(r);
+        EXPECT_EQ(plan.shape.commutative, a.needsCommutative) << a.name.str();
+        EXPECT_EQ(plan.shape.inPlace, a.inPlace) << a.name.str();
+        EXPECT_EQ(r.stats.ops, plan.numOps());
+      }
+}
+
+TEST(GeneratorProof, OrderPreservingGeneratorsAreProvenForNoncommutativeOps) {
+  for (const sched::Algorithm &a : sched::algorithms()) {
+    if (a.needsCommutative)
+      continue;
+    for (uint32_t p : rankCounts())
+      for (uint32_t root : rootsFor(a.collective, p)) {
+        sched::GenOptions o;
+        o.ranks = p;
+        o.root = root;
+        compiler::VerifyOptions vo;
+        vo.noncommutative = true;
+        compiler::VerifyResult r = compiler::verify(a.build(o), vo);
+        EXPECT_TRUE(r.proven()) << a.name.str() << " p=" << p << " root=" << root << "\n"
+                                << firstErrors(r);
+      }
+  }
+}
+
+TEST(GeneratorProof, RejectsRingForNonCommutativeOps) {
+  for (uint32_t p = 3; p <= 33; ++p) {
+    sched::GenOptions o;
+    o.ranks = p;
+    compiler::VerifyOptions vo;
+    vo.noncommutative = true;
+    compiler::VerifyResult r = compiler::verify(sched::buildAllreduceRing(o), vo);
+    ASSERT_FALSE(r.proven()) << p;
+    for (const compiler::Diagnostic &d : r.diagnostics)
+      EXPECT_EQ(d.cls, compiler::DiagClass::Order) << compiler::toString(d);
+  }
+}
+
+TEST(GeneratorProof, AllreduceGeneratorsGiveIdenticalResultsOnAllRanks) {
+  for (const sched::Algorithm &a : sched::algorithms()) {
+    if (a.collective != ir::Collective::Allreduce)
+      continue;
+    for (uint32_t p = 1; p <= 64; ++p) {
+      sched::GenOptions o;
+      o.ranks = p;
+      compiler::VerifyOptions vo;
+      vo.requireIdentical = true;
+      compiler::VerifyResult r = compiler::verify(a.build(o), vo);
+      EXPECT_TRUE(r.proven() && r.stats.identical) << a.name.str() << " p=" << p << "\n"
+                                                   << firstErrors(r);
+    }
+  }
+}
+
+} // namespace

@@ -1,0 +1,68 @@
+// tests/compiler/SegmentMapTest.cpp: runs stay maximal and cover every slot.
+#include "compiler/SegmentMap.h"
+
+#include <gtest/gtest.h>
+
+#include <random>
+#include <vector>
+
+using collc::compiler::SegmentMap;
+
+namespace {
+
+std::vector<int> flatten(const SegmentMap<int> &m) {
+  std::vector<int> v;
+  m.visit(0, m.size(), [&](uint32_t b, uint32_t e, int x) { v.insert(v.end(), e - b, x); });
+  return v;
+}
+
+TEST(SegmentMap, AssignSplitsAndMergesRuns) {
+  SegmentMap<int> m(10, 0);
+  m.assign(3, 6, 1);
+  EXPECT_EQ(m.segments(), 3u);
+  m.assign(6, 10, 1);
+  EXPECT_EQ(m.segments(), 2u);
+  m.assign(0, 3, 1);
+  EXPECT_EQ(m.segments(), 1u);
+  m.assign(4, 5, 2);
+  EXPECT_EQ(flatten(m), (std::vector<int>{1, 1, 1, 1, 2, 1, 1, 1, 1, 1}));
+  EXPECT_EQ(m.at(4), 2);
+  EXPECT_EQ(m.at(5), 1);
+}
+
+TEST(SegmentMap, VisitClipsToTheRange) {
+  SegmentMap<int> m(8, 7);
+  m.assign(2, 4, 9);
+  std::vector<std::tuple<uint32_t, uint32_t, int>> seen;
+  m.visit(1, 3, [&](uint32_t b, uint32_t e, int x) { seen.emplace_back(b, e, x); });
+  ASSERT_EQ(seen.size(), 2u);
+  EXPECT_EQ(seen[0], std::make_tuple(1u, 2u, 7));
+  EXPECT_EQ(seen[1], std::make_tuple(2u, 3u, 9));
+}
+
+TEST(SegmentMap, MatchesAFlatArrayUnderRandomAssignments) {
+  std::mt19937 rng(42);
+  for (int round = 0; round < 50; ++round) {
+    uint32_t n = 1 + rng() % 40;
+    SegmentMap<int> m(n, 0);
+    std::vector<int> ref(n, 0);
+    for (int k = 0; k < 200; ++k) {
+      uint32_t b = rng() % n, e = b + 1 + rng() % (n - b);
+      int v = int(rng() % 3);
+      m.assign(b, e, v);
+      std::fill(ref.begin() + b, ref.begin() + e, v);
+      ASSERT_EQ(flatten(m), ref);
+      // Runs are maximal: no two neighbours hold the same value.
+      int prev = -1;
+      size_t runs = 0;
+      m.visit(0, n, [&](uint32_t, uint32_t, int x) {
+        EXPECT_NE(x, prev);
+        prev = x;
+        ++runs;
+      });
+      EXPECT_EQ(runs, m.segments());
+    }
+  }
+}
+
+} // namespace

@@ -1,0 +1,40 @@
+// tools/collc/Commands.h: the subcommands of `collc`, one source file each.
+//
+// Each command file defines its llvm::cl::SubCommand and options and a run
+// function returning the exit status: 0 success (for verify: proven),
+// 1 the plan is disproved or refused, 2 unreadable input or misuse.
+#ifndef COLLC_TOOLS_COMMANDS_H
+#define COLLC_TOOLS_COMMANDS_H
+
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/Error.h"
+
+namespace collc::tool {
+
+enum ExitCode : int { Success = 0, Refused = 1, Misuse = 2 };
+
+/// Options shared by every command are in this category; --help shows only it.
+llvm::cl::OptionCategory &category();
+
+/// Prints `collc: <err>` and returns Misuse.
+int reportMisuse(llvm::Error err);
+
+/// Writes `text` to `path` ("-" = stdout); returns false after reporting.
+bool writeOutput(llvm::StringRef path, llvm::StringRef text);
+
+struct Command {
+  llvm::cl::SubCommand *sub;
+  int (*run)();
+};
+
+#define COLLC_DECLARE_COMMAND(Name)                                                      \
+  llvm::cl::SubCommand &Name##Command();                                                 \
+  int run##Name();
+COLLC_DECLARE_COMMAND(List)
+COLLC_DECLARE_COMMAND(Gen)
+COLLC_DECLARE_COMMAND(Verify)
+#undef COLLC_DECLARE_COMMAND
+
+} // namespace collc::tool
+
+#endif // COLLC_TOOLS_COMMANDS_H
