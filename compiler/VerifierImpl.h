@@ -93,9 +93,9 @@ private:
   /// in-place reads of overwritten input; bad parts become poison.
   void readChecked(uint32_t g, const ir::Slots &s, llvm::SmallVectorImpl<Piece> &out);
   void writeRange(uint32_t g, const ir::Slots &s, llvm::ArrayRef<Piece> pieces);
-  /// dst = other ∘ dst (otherFirst) or dst ∘ other.
-  void combineInto(uint32_t g, const ir::Slots &dst, llvm::ArrayRef<Piece> other,
-                   bool otherFirst);
+  /// dst = other ∘ operand (otherFirst) or operand ∘ other.
+  void combineInto(uint32_t g, const ir::Slots &operand, const ir::Slots &dst,
+                   llvm::ArrayRef<Piece> other, bool otherFirst);
   void executeLocal(uint32_t g);
   void transfer(uint32_t send, uint32_t recv);
 

@@ -183,12 +183,12 @@ void Verifier::checkRacesOfRank(uint32_t r, bool aliased) {
       }
       m->assign(s.chunk + off, s.end() + off, Access{i, 0});
     };
-    if (op.kind == ir::OpKind::Send)
+    if (op.kind == ir::OpKind::Send || op.hasDst)
       read(op.slots());
     if (ir::hasSrc(op.kind))
       read(op.srcSlots());
     if (ir::writesBuf(op.kind))
-      write(op.slots());
+      write(op.dstSlots());
   }
 }
 

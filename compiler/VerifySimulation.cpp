@@ -104,17 +104,17 @@ void Verifier::writeRange(uint32_t g, const ir::Slots &s, llvm::ArrayRef<Piece> 
     writers_[rank].assign(start, start + s.count, indexOf(g) + 1);
 }
 
-void Verifier::combineInto(uint32_t g, const ir::Slots &dst, llvm::ArrayRef<Piece> other,
-                           bool otherFirst) {
+void Verifier::combineInto(uint32_t g, const ir::Slots &operand, const ir::Slots &dst,
+                           llvm::ArrayRef<Piece> other, bool otherFirst) {
   llvm::SmallVector<Piece, 8> mine, result;
-  readChecked(g, dst, mine);
+  readChecked(g, operand, mine);
   const bool order = checkOrder();
   size_t i = 0, j = 0;
   uint32_t ti = 0, tj = 0, t = 0; // consumed lengths within mine[i], other[j]; position
   while (i < mine.size() && j < other.size()) {
     const Piece &a = mine[i], &b = other[j];
     uint32_t len = std::min(a.len - ti, b.len - tj);
-    ir::Slots where{dst.buf, dst.chunk + t, len};
+    ir::Slots where{operand.buf, operand.chunk + t, len};
     Piece out{len, poisonValue, 0};
     if (a.v != poisonValue && b.v != poisonValue) {
       if (a.roff != b.roff) {
@@ -185,7 +185,7 @@ void Verifier::executeLocal(uint32_t g) {
   if (op.kind == ir::OpKind::Copy)
     writeRange(g, op.slots(), src);
   else
-    combineInto(g, op.slots(), src, op.order == ir::Order::OtherFirst);
+    combineInto(g, op.slots(), op.dstSlots(), src, op.order == ir::Order::OtherFirst);
 }
 
 void Verifier::transfer(uint32_t send, uint32_t recv) {
@@ -199,7 +199,7 @@ void Verifier::transfer(uint32_t send, uint32_t recv) {
   if (ro.kind == ir::OpKind::Recv)
     writeRange(recv, ro.slots(), payload);
   else
-    combineInto(recv, ro.slots(), payload, ro.order == ir::Order::OtherFirst);
+    combineInto(recv, ro.slots(), ro.dstSlots(), payload, ro.order == ir::Order::OtherFirst);
 }
 
 void Verifier::simulate(bool aliased) {
@@ -275,8 +275,9 @@ void Verifier::simulate(bool aliased) {
   for (uint32_t g = 0; g < n; ++g) {
     const ir::Op &op = opOf(g);
     if (state_[g] != 2 && ir::writesBuf(op.kind)) {
-      Loc L = locate(rankOf(g), op.buf);
-      L.map->assign(op.chunk + L.offset, op.slots().end() + L.offset, SymVal{poisonValue, 0});
+      ir::Slots w = op.dstSlots();
+      Loc L = locate(rankOf(g), w.buf);
+      L.map->assign(w.chunk + L.offset, w.end() + L.offset, SymVal{poisonValue, 0});
     }
   }
   if (!aliased) {

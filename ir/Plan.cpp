@@ -222,9 +222,24 @@ std::optional<std::string> checkOp(const Shape &shape, uint32_t rank,
     if (auto e = checkRange(shape, rank, op.srcSlots(), "source"))
       return e;
     if (op.srcSlots().overlaps(op.slots()))
-      return llvm::formatv("source {0} overlaps destination {1}", describe(op.srcSlots()),
-                           describe(op.slots()))
+      return llvm::formatv("source {0} overlaps {1} {2}", describe(op.srcSlots()),
+                           op.hasDst ? "operand" : "destination", describe(op.slots()))
           .str();
+  }
+  if (op.hasDst) {
+    if (!allowsDst(op.kind))
+      return llvm::formatv("{0} takes no dst", name(op.kind)).str();
+    if (auto e = checkRange(shape, rank, op.dstSlots(), "destination"))
+      return e;
+    auto overlap = [&](const Slots &other) {
+      return llvm::formatv("destination {0} overlaps {1} (omit dst to combine in place)",
+                           describe(op.dstSlots()), describe(other))
+          .str();
+    };
+    if (op.dstSlots().overlaps(op.slots()))
+      return overlap(op.slots());
+    if (hasSrc(op.kind) && op.dstSlots().overlaps(op.srcSlots()))
+      return overlap(op.srcSlots());
   }
   switch (op.deps) {
   case DepKind::None:
@@ -278,6 +293,8 @@ std::string describe(const Op &op) {
     text += " from " + describe(op.srcSlots());
     break;
   }
+  if (op.hasDst)
+    text += " into " + describe(op.dstSlots());
   return text;
 }
 

@@ -81,7 +81,8 @@ inline Slots in(uint32_t chunk, uint32_t count = 1) { return {Buffer::In, chunk,
 inline Slots out(uint32_t chunk, uint32_t count = 1) { return {Buffer::Out, chunk, count}; }
 inline Slots tmp(uint32_t chunk, uint32_t count = 1) { return {Buffer::Tmp, chunk, count}; }
 
-/// One op of a rank's program.
+/// One op of a rank's program. Fields an op kind does not use (ir/Ops.def)
+/// keep their default values, so == compares what a plan means.
 struct Op {
   OpKind kind = OpKind::Send;
   Buffer buf = Buffer::Out;
@@ -94,9 +95,17 @@ struct Op {
   uint32_t srcChunk = 0;            ///< reduce, copy
   uint32_t step = 0;                ///< when deps == Step
   llvm::SmallVector<uint32_t, 2> after; ///< when deps == After
+  /// Three-address form of recv_reduce / reduce: the result goes to
+  /// dst[dstChunk ..) and buf[chunk ..) is only read. Without it the result
+  /// overwrites buf[chunk ..).
+  bool hasDst = false;
+  Buffer dst = Buffer::Out;
+  uint32_t dstChunk = 0;
 
   Slots slots() const { return {buf, chunk, count}; }
   Slots srcSlots() const { return {src, srcChunk, count}; }
+  /// The slots the op writes (recv, recv_reduce, reduce, copy).
+  Slots dstSlots() const { return hasDst ? Slots{dst, dstChunk, count} : slots(); }
   bool operator==(const Op &) const = default;
 };
 
@@ -134,8 +143,10 @@ bool reduces(Collective c);
 bool isMessage(OpKind k);
 bool hasSrc(OpKind k);
 bool hasOrder(OpKind k);
-/// True when the op writes buf[chunk ..).
+/// True when the op writes (buf or, in three-address form, dst).
 bool writesBuf(OpKind k);
+/// True when the op may take a separate destination (recv_reduce, reduce).
+inline bool allowsDst(OpKind k) { return hasOrder(k); }
 
 // --- buffers and well-formedness ----------------------------------------------
 

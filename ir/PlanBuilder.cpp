@@ -21,6 +21,8 @@ uint32_t PlanBuilder::add(uint32_t rank, Op op) {
     scratchUsed_ = std::max(scratchUsed_, op.chunk + op.count);
   if (hasSrc(op.kind) && op.src == Buffer::Tmp)
     scratchUsed_ = std::max(scratchUsed_, op.srcChunk + op.count);
+  if (op.hasDst && op.dst == Buffer::Tmp)
+    scratchUsed_ = std::max(scratchUsed_, op.dstChunk + op.count);
   auto &ops = plan_.programs[rank].ops;
   ops.push_back(std::move(op));
   return static_cast<uint32_t>(ops.size() - 1);
@@ -79,6 +81,40 @@ uint32_t PlanBuilder::copy(uint32_t rank, Slots into, Slots src) {
   op.count = into.count;
   op.src = src.buf;
   op.srcChunk = src.chunk;
+  return add(rank, std::move(op));
+}
+
+uint32_t PlanBuilder::recvReduceInto(uint32_t rank, uint32_t from, Slots operand, Slots dst,
+                                     Order order) {
+  assert(operand.count == dst.count && "recv_reduce ranges differ in length");
+  Op op;
+  op.kind = OpKind::RecvReduce;
+  op.peer = from;
+  op.buf = operand.buf;
+  op.chunk = operand.chunk;
+  op.count = operand.count;
+  op.order = order;
+  op.hasDst = true;
+  op.dst = dst.buf;
+  op.dstChunk = dst.chunk;
+  return add(rank, std::move(op));
+}
+
+uint32_t PlanBuilder::reduceInto(uint32_t rank, Slots operand, Slots src, Slots dst,
+                                 Order order) {
+  assert(operand.count == src.count && operand.count == dst.count &&
+         "reduce ranges differ in length");
+  Op op;
+  op.kind = OpKind::Reduce;
+  op.buf = operand.buf;
+  op.chunk = operand.chunk;
+  op.count = operand.count;
+  op.src = src.buf;
+  op.srcChunk = src.chunk;
+  op.order = order;
+  op.hasDst = true;
+  op.dst = dst.buf;
+  op.dstChunk = dst.chunk;
   return add(rank, std::move(op));
 }
 

@@ -33,6 +33,11 @@ public:
   uint32_t reduce(uint32_t rank, Slots into, Slots src, Order order);
   uint32_t copy(uint32_t rank, Slots into, Slots src);
 
+  /// Three-address forms: dst = recv ∘ operand / src ∘ operand (OtherFirst)
+  /// or operand ∘ recv / operand ∘ src (BufFirst); `operand` is only read.
+  uint32_t recvReduceInto(uint32_t rank, uint32_t from, Slots operand, Slots dst, Order order);
+  uint32_t reduceInto(uint32_t rank, Slots operand, Slots src, Slots dst, Order order);
+
   /// Makes op `index` of `rank` depend on exactly `deps` (each < index).
   void setAfter(uint32_t rank, uint32_t index, llvm::ArrayRef<uint32_t> deps);
   /// Number of ops `rank` has so far.

@@ -3,7 +3,7 @@
 // Canonical form: header keys in a fixed order (root only for collectives
 // that have one), every rank 0..p-1 listed, one flow mapping per op with its
 // keys in a fixed order; `count` omitted when 1, `src_chunk` when equal to
-// `chunk`; `order` always printed for combining ops.
+// `chunk` (and `dst_chunk`); `order` always printed for combining ops.
 #include "ir/PlanIO.h"
 
 #include "llvm/ADT/StringExtras.h"
@@ -70,6 +70,11 @@ void printOp(const Op &op, llvm::raw_ostream &os) {
     os << ", src: " << name(op.src);
     if (op.srcChunk != op.chunk)
       os << ", src_chunk: " << op.srcChunk;
+  }
+  if (op.hasDst) {
+    os << ", dst: " << name(op.dst);
+    if (op.dstChunk != op.chunk)
+      os << ", dst_chunk: " << op.dstChunk;
   }
   if (hasOrder(op.kind))
     os << ", order: " << orderName(op.kind, op.order);

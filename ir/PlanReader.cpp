@@ -141,10 +141,10 @@ Op Reader::readOp(const YAML::Node &n, const Shape &shape, uint32_t rank,
     allowed.push_back("from");
     break;
   case OpKind::RecvReduce:
-    allowed.append({"from", "order"});
+    allowed.append({"from", "dst", "dst_chunk", "order"});
     break;
   case OpKind::Reduce:
-    allowed.append({"src", "src_chunk", "order"});
+    allowed.append({"src", "src_chunk", "dst", "dst_chunk", "order"});
     break;
   case OpKind::Copy:
     allowed.append({"src", "src_chunk"});
@@ -195,6 +195,13 @@ Op Reader::readOp(const YAML::Node &n, const Shape &shape, uint32_t rank,
   if (hasSrc(op.kind)) {
     op.src = buffer(need("src"), "src");
     op.srcChunk = has("src_chunk") ? integer(fields["src_chunk"].second, "src_chunk") : op.chunk;
+  }
+  if (has("dst")) {
+    op.hasDst = true;
+    op.dst = buffer(fields["dst"].second, "dst");
+    op.dstChunk = has("dst_chunk") ? integer(fields["dst_chunk"].second, "dst_chunk") : op.chunk;
+  } else if (has("dst_chunk")) {
+    syntax(fields["dst_chunk"].first, "'dst_chunk' needs 'dst'");
   }
   if (has("order")) {
     const YAML::Node &o = fields["order"].second;

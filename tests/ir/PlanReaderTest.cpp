@@ -216,6 +216,22 @@ TEST(PlanReader, RejectsBadDependencies) {
             "t.yaml:9:17: syntax: an op takes at most one of 'step' and 'after'");
 }
 
+TEST(PlanReader, ChecksThreeAddressForms) {
+  EXPECT_EQ(errorOf(withOps("    - {op: recv_reduce, from: 1, buf: in, chunk: 0, dst: out, "
+                            "dst_chunk: 2}\n")),
+            "t.yaml:9:7: invalid: rank 0, op 0 (recv_reduce in[0] from 1 into out[2]): "
+            "destination out[2] out of range (out has 2 slots)");
+  EXPECT_EQ(errorOf(withOps("    - {op: reduce, buf: out, chunk: 0, src: in, dst: out}\n")),
+            "t.yaml:9:7: invalid: rank 0, op 0 (reduce out[0] from in[0] into out[0]): "
+            "destination out[0] overlaps out[0] (omit dst to combine in place)");
+  EXPECT_EQ(errorOf(withOps("    - {op: recv_reduce, from: 1, buf: out, chunk: 0, dst_chunk: "
+                            "1}\n")),
+            "t.yaml:9:54: syntax: 'dst_chunk' needs 'dst'");
+  EXPECT_EQ(errorOf(withOps("    - {op: copy, buf: out, chunk: 0, src: in, dst: tmp}\n")),
+            "t.yaml:9:47: syntax: unknown key 'dst' in copy op (expected one of: op, step, "
+            "after, buf, chunk, count, src, src_chunk)");
+}
+
 TEST(PlanReader, ReportsUnreadableFiles) {
   llvm::Expected<ir::Plan> p = ir::readPlanFile("/nonexistent/plan.yaml");
   ASSERT_FALSE(p);

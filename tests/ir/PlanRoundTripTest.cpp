@@ -65,6 +65,30 @@ TEST(PlanRoundTrip, ParseInvertsPrint) {
   }
 }
 
+TEST(PlanRoundTrip, KeepsThreeAddressForms) {
+  ir::Shape s;
+  s.ranks = 2;
+  s.chunks = 3;
+  s.scratch = 1;
+  ir::PlanBuilder b(s, "3addr");
+  b.recvReduceInto(0, 1, ir::in(0), ir::out(0), ir::Order::BufFirst);
+  b.reduceInto(1, ir::in(2), ir::tmp(0), ir::out(0), ir::Order::OtherFirst);
+  ir::Plan p = b.take();
+  std::string text = ir::printPlan(p);
+  EXPECT_NE(text.find("{step: 0, op: recv_reduce, from: 1, buf: in, chunk: 0, dst: out, order: "
+                      "buf_first}"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("{step: 0, op: reduce, buf: in, chunk: 2, src: tmp, src_chunk: 0, dst: "
+                      "out, dst_chunk: 0, order: src_first}"),
+            std::string::npos)
+      << text;
+  llvm::Expected<ir::Plan> q = ir::parsePlan(text, "t.yaml");
+  ASSERT_TRUE(bool(q)) << llvm::toString(q.takeError());
+  EXPECT_TRUE(*q == p);
+  EXPECT_EQ(ir::printPlan(*q), text);
+}
+
 TEST(PlanRoundTrip, PrintsEmptyProgramsAndNoRootForAllreduce) {
   ir::Shape s;
   s.ranks = 2;

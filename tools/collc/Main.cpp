@@ -53,6 +53,8 @@ int main(int argc, char **argv) {
       {&ListCommand(), runList},
       {&GenCommand(), runGen},
       {&VerifyCommand(), runVerify},
+      {&CompileCommand(), runCompile},
+      {&DisasmCommand(), runDisasm},
   };
   llvm::cl::SetVersionPrinter(
       [](llvm::raw_ostream &os) { os << "collc " COLLC_VERSION " (plan format collc-plan/1)\n"; });
@@ -62,7 +64,9 @@ int main(int argc, char **argv) {
           "collc: compile, verify and inspect MPI collective-communication plans\n\n"
           "  collc list                         algorithms and their properties\n"
           "  collc gen ALG --collective C --ranks P [--root R] [-o FILE]\n"
-          "  collc verify FILE|- [--noncommutative] [--stats]\n\n"
+          "  collc verify FILE|- [--noncommutative] [--stats]\n"
+          "  collc compile FILE|- -o FILE.cplan [-O0|-O1|-O2] [--stats] [--no-verify]\n"
+          "  collc disasm FILE.cplan [-o FILE.yaml]\n\n"
           "Run 'collc COMMAND --help' for a command's options.\n",
           &llvm::errs()))
     return Misuse;

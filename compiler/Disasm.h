@@ -1,0 +1,27 @@
+// compiler/Disasm.h: .cplan bytecode back to an ir::Plan (and so to format v1).
+#ifndef COLLC_COMPILER_DISASM_H
+#define COLLC_COMPILER_DISASM_H
+
+#include "ir/Plan.h"
+#include "runtime/bytecode/Format.h"
+
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/Support/Error.h"
+
+#include <cstdint>
+
+namespace collc::compiler {
+
+/// The ir::Plan a validated bytecode plan stands for. Fields an op kind does
+/// not use get ir::Op's defaults, so fromBytecodePlan(toBytecodePlan(p)) == p
+/// for every plan built with ir::PlanBuilder or read by ir::parsePlan.
+ir::Plan fromBytecodePlan(const rt::LoadedPlan &plan);
+
+/// Loads `bytes` with the validating loader and converts the result. A loader
+/// error becomes an llvm::Error carrying the loader's message. A plan returned
+/// is well-formed (ir/Plan.h) and its messages pair up.
+llvm::Expected<ir::Plan> disassemble(llvm::ArrayRef<uint8_t> bytes);
+
+} // namespace collc::compiler
+
+#endif // COLLC_COMPILER_DISASM_H

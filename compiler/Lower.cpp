@@ -1,0 +1,124 @@
+// compiler/Lower.cpp: ir::Plan → rt::LoadedPlan → bytes (runtime/bytecode/Encoder).
+//
+// The mapping is one to one: every field the canonical text prints has a
+// field in the bytecode op, so `collc disasm` reproduces the same text.
+#include "compiler/Lower.h"
+
+#include "runtime/bytecode/Encoder.h"
+
+#include "llvm/Support/ErrorHandling.h"
+
+#include <cassert>
+
+namespace collc::compiler {
+
+namespace {
+
+rt::Collective toRt(ir::Collective c) {
+  switch (c) {
+  case ir::Collective::Allreduce:
+    return rt::Collective::Allreduce;
+  case ir::Collective::Reduce:
+    return rt::Collective::Reduce;
+  case ir::Collective::ReduceScatterBlock:
+    return rt::Collective::ReduceScatterBlock;
+  case ir::Collective::Allgather:
+    return rt::Collective::Allgather;
+  case ir::Collective::Bcast:
+    return rt::Collective::Bcast;
+  case ir::Collective::Scan:
+    return rt::Collective::Scan;
+  case ir::Collective::Exscan:
+    return rt::Collective::Exscan;
+  }
+  llvm_unreachable("bad collective");
+}
+
+rt::OpKind toRt(ir::OpKind k) {
+  switch (k) {
+  case ir::OpKind::Send:
+    return rt::OpKind::Send;
+  case ir::OpKind::Recv:
+    return rt::OpKind::Recv;
+  case ir::OpKind::RecvReduce:
+    return rt::OpKind::RecvReduce;
+  case ir::OpKind::Reduce:
+    return rt::OpKind::Reduce;
+  case ir::OpKind::Copy:
+    return rt::OpKind::Copy;
+  }
+  llvm_unreachable("bad op kind");
+}
+
+rt::Buffer toRt(ir::Buffer b) {
+  switch (b) {
+  case ir::Buffer::In:
+    return rt::Buffer::In;
+  case ir::Buffer::Out:
+    return rt::Buffer::Out;
+  case ir::Buffer::Tmp:
+    return rt::Buffer::Tmp;
+  }
+  llvm_unreachable("bad buffer");
+}
+
+} // namespace
+
+rt::LoadedPlan toBytecodePlan(const ir::Plan &plan) {
+  assert(!ir::checkShape(plan.shape) && "lowering a malformed shape");
+  assert(plan.programs.size() == plan.shape.ranks && "one program per rank");
+  rt::LoadedPlan out;
+  const ir::Shape &s = plan.shape;
+  out.shape = {toRt(s.collective), s.ranks,      ir::hasRoot(s.collective) ? s.root : 0,
+               s.chunks,           s.scratch,    s.commutative,
+               s.inPlace};
+  out.algorithm = plan.algorithm;
+  out.programs.resize(plan.programs.size());
+  for (size_t r = 0; r < plan.programs.size(); ++r) {
+    const auto &ops = plan.programs[r].ops;
+    rt::Program &prog = out.programs[r];
+    prog.ops.reserve(ops.size());
+    for (const ir::Op &o : ops) {
+      rt::Op op;
+      op.kind = toRt(o.kind);
+      op.buf = toRt(o.buf);
+      op.count = o.count;
+      op.chunk = o.chunk;
+      if (ir::isMessage(o.kind))
+        op.peer = o.peer;
+      if (ir::hasSrc(o.kind)) {
+        op.src = toRt(o.src);
+        op.srcChunk = o.srcChunk;
+      }
+      if (ir::hasOrder(o.kind))
+        op.order = o.order == ir::Order::BufFirst ? rt::Order::BufFirst
+                                                  : rt::Order::OtherFirst;
+      if (o.hasDst) {
+        op.hasDst = true;
+        op.dst = toRt(o.dst);
+        op.dstChunk = o.dstChunk;
+      }
+      op.opcode = rt::opcodeFor(op.kind, op.order, op.hasDst);
+      switch (o.deps) {
+      case ir::DepKind::None:
+        break;
+      case ir::DepKind::Step:
+        op.deps = rt::DepKind::Step;
+        op.step = o.step;
+        break;
+      case ir::DepKind::After:
+        op.deps = rt::DepKind::After;
+        op.afterBegin = static_cast<uint32_t>(prog.after.size());
+        op.afterCount = static_cast<uint32_t>(o.after.size());
+        prog.after.insert(prog.after.end(), o.after.begin(), o.after.end());
+        break;
+      }
+      prog.ops.push_back(op);
+    }
+  }
+  return out;
+}
+
+std::vector<uint8_t> lower(const ir::Plan &plan) { return rt::encode(toBytecodePlan(plan)); }
+
+} // namespace collc::compiler

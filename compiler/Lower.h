@@ -1,0 +1,26 @@
+// compiler/Lower.h: lowering an ir::Plan to .cplan bytecode (docs/bytecode.md).
+#ifndef COLLC_COMPILER_LOWER_H
+#define COLLC_COMPILER_LOWER_H
+
+#include "ir/Plan.h"
+#include "runtime/bytecode/Format.h"
+
+#include <cstdint>
+#include <vector>
+
+namespace collc::compiler {
+
+/// The bytecode form of `plan`'s shape, name and programs, field for field.
+/// Precondition: the plan is well-formed (ir::checkShape and ir::checkOp hold).
+rt::LoadedPlan toBytecodePlan(const ir::Plan &plan);
+
+/// Encodes `plan` as .cplan bytes; deterministic (same plan, same bytes).
+/// Precondition: the plan is well-formed (ir::checkShape and ir::checkOp hold).
+/// Peers are not part of well-formedness: a plan with a peer out of range or
+/// equal to its own rank still lowers, and the loader refuses the result with
+/// a message naming the op.
+std::vector<uint8_t> lower(const ir::Plan &plan);
+
+} // namespace collc::compiler
+
+#endif // COLLC_COMPILER_LOWER_H
