@@ -16,11 +16,18 @@ namespace collc::rt {
 enum class ErrorCode : uint8_t {
   Ok = 0,
   NotAPlan,    ///< the bytes are not a compiled plan (wrong magic, empty)
-  Unsupported, ///< a compiled plan of a format version this build does not read
+  Unsupported, ///< not supported: a newer format version, or a datatype / operation
+               ///< the plan cannot serve (the call should use native MPI)
   Corrupt,     ///< truncated, trailing bytes or checksum mismatch
   Malformed,   ///< a field is not encoded as docs/bytecode.md says
   Invalid,     ///< well encoded, but the plan breaks a rule (DESIGN.md "Plans")
   Mismatch,    ///< the ranks' messages do not pair up
+  // Raised when a plan is executed (runtime API).
+  Argument, ///< a null pointer, negative count, or handle misuse
+  Io,       ///< a plan file cannot be read
+  Shape,    ///< the plan does not fit the call (communicator size, root, collective)
+  Mpi,      ///< an MPI call failed
+  State,    ///< a request used in the wrong state
 };
 
 /// Lowercase name of a code ("corrupt").
@@ -66,6 +73,16 @@ inline const char *name(ErrorCode c) {
     return "invalid";
   case ErrorCode::Mismatch:
     return "mismatch";
+  case ErrorCode::Argument:
+    return "argument";
+  case ErrorCode::Io:
+    return "io";
+  case ErrorCode::Shape:
+    return "shape";
+  case ErrorCode::Mpi:
+    return "mpi";
+  case ErrorCode::State:
+    return "state";
   }
   return "unknown";
 }

@@ -1,0 +1,441 @@
+// runtime/api/Execution.cpp: checking a call against a plan, the per-
+// communicator state, combiners, and the execution entry points of the C API.
+#include "runtime/api/Execution.h"
+
+#include "runtime/kernels/MpiTypes.h"
+#include "runtime/mpi/MpiTransport.h"
+
+#include <climits>
+#include <cstring>
+#include <mutex>
+#include <new>
+
+using namespace collc::rt;
+
+namespace {
+
+Status argError(std::string m) { return Status::error(ErrorCode::Argument, std::move(m)); }
+Status shapeError(std::string m) { return Status::error(ErrorCode::Shape, std::move(m)); }
+Status unsupported(std::string m) { return Status::error(ErrorCode::Unsupported, std::move(m)); }
+
+const char *callName(Collective c) {
+  return c == Collective::Reduce ? "reduce" : c == Collective::Allreduce ? "allreduce" : name(c);
+}
+
+// --- per-communicator state ----------------------------------------------------
+
+struct CommState {
+  MPI_Comm dup = MPI_COMM_NULL; ///< private: only collc's messages
+  int tagUb = 32767;
+  uint64_t executions = 0; ///< started so far; equal on all ranks
+  uint64_t inFlight = 0;
+};
+
+int deleteCommState(MPI_Comm, int, void *attr, void *) {
+  auto *s = static_cast<CommState *>(attr);
+  if (s->dup != MPI_COMM_NULL)
+    MPI_Comm_free(&s->dup);
+  delete s;
+  return MPI_SUCCESS;
+}
+
+Status commState(MPI_Comm comm, CommState *&out) {
+  static std::once_flag once;
+  static int keyval = MPI_KEYVAL_INVALID;
+  static int keyvalError = MPI_SUCCESS;
+  std::call_once(once, [] {
+    keyvalError = MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, deleteCommState, &keyval,
+                                         nullptr);
+  });
+  if (keyvalError != MPI_SUCCESS)
+    return mpiError("MPI_Comm_create_keyval", keyvalError);
+  void *attr = nullptr;
+  int found = 0;
+  if (int rc = MPI_Comm_get_attr(comm, keyval, &attr, &found); rc != MPI_SUCCESS)
+    return mpiError("MPI_Comm_get_attr", rc);
+  if (found) {
+    out = static_cast<CommState *>(attr);
+    return Status::success();
+  }
+  auto s = std::make_unique<CommState>();
+  if (int rc = MPI_Comm_dup(comm, &s->dup); rc != MPI_SUCCESS)
+    return mpiError("MPI_Comm_dup", rc);
+  MPI_Comm_set_errhandler(s->dup, MPI_ERRORS_RETURN);
+  int *ub = nullptr;
+  if (MPI_Comm_get_attr(s->dup, MPI_TAG_UB, &ub, &found) == MPI_SUCCESS && found && ub)
+    s->tagUb = *ub;
+  if (int rc = MPI_Comm_set_attr(comm, keyval, s.get()); rc != MPI_SUCCESS) {
+    MPI_Comm_free(&s->dup);
+    return mpiError("MPI_Comm_set_attr", rc);
+  }
+  out = s.release();
+  return Status::success();
+}
+
+// --- combiners -----------------------------------------------------------------
+
+struct CombineCtx {
+  KernelFn kernel = nullptr;
+  MPI_Op op = MPI_OP_NULL;
+  MPI_Datatype type = MPI_DATATYPE_NULL;
+  size_t extent = 0;
+  bool commutative = true;
+};
+
+void kernelCombine(const void *ctx, const void *a, const void *b, void *dst, size_t n, void *) {
+  static_cast<const CombineCtx *>(ctx)->kernel(a, b, dst, n);
+}
+
+/// MPI_Reduce_local(in, inout) computes inout = in ∘ inout.
+void reduceLocal(const CombineCtx &c, const void *in, void *inout, size_t n) {
+  const char *x = static_cast<const char *>(in);
+  char *y = static_cast<char *>(inout);
+  while (n) {
+    int k = n > size_t(INT_MAX) ? INT_MAX : int(n);
+    MPI_Reduce_local(x, y, k, c.type, c.op);
+    x += size_t(k) * c.extent;
+    y += size_t(k) * c.extent;
+    n -= size_t(k);
+  }
+}
+
+// dst = a ∘ b through MPI_Reduce_local, keeping the operand order.
+void userCombine(const void *ctx, const void *a, const void *b, void *dst, size_t n,
+                 void *scratch) {
+  const CombineCtx &c = *static_cast<const CombineCtx *>(ctx);
+  const size_t bytes = n * c.extent;
+  if (dst == b) {
+    reduceLocal(c, a, dst, n);
+  } else if (dst == a) {
+    if (c.commutative) {
+      reduceLocal(c, b, dst, n); // b ∘ a == a ∘ b
+    } else {
+      std::memcpy(scratch, b, bytes);
+      reduceLocal(c, a, scratch, n);
+      std::memcpy(dst, scratch, bytes);
+    }
+  } else {
+    std::memcpy(dst, b, bytes);
+    reduceLocal(c, a, dst, n);
+  }
+}
+
+} // namespace
+
+namespace collc::rt {
+
+Status analyzeCall(const Shape &shape, bool planInPlace, const Call &call, CallPlan &how) {
+  if (call.comm == MPI_COMM_NULL)
+    return argError("the communicator is MPI_COMM_NULL");
+  if (call.count < 0)
+    return argError("count " + std::to_string(call.count) + " is negative");
+  if (call.type == MPI_DATATYPE_NULL)
+    return argError("the datatype is MPI_DATATYPE_NULL");
+  if (call.op == MPI_OP_NULL)
+    return argError("the operation is MPI_OP_NULL");
+  if (shape.collective != call.collective)
+    return shapeError(std::string("the plan is for ") + name(shape.collective) + ", not " +
+                      callName(call.collective));
+  int inter = 0;
+  if (int rc = MPI_Comm_test_inter(call.comm, &inter); rc != MPI_SUCCESS)
+    return mpiError("MPI_Comm_test_inter", rc);
+  if (inter)
+    return unsupported("inter-communicators are not supported");
+  MPI_Comm_size(call.comm, &how.size);
+  MPI_Comm_rank(call.comm, &how.rank);
+  if (uint32_t(how.size) != shape.ranks)
+    return shapeError("the plan is for " + std::to_string(shape.ranks) +
+                      " ranks; the communicator has " + std::to_string(how.size));
+  if (call.collective == Collective::Reduce &&
+      (call.root < 0 || uint32_t(call.root) != shape.root))
+    return shapeError("the plan is for root " + std::to_string(shape.root) + "; the call has root " +
+                      std::to_string(call.root));
+  how.hasOut = call.collective != Collective::Reduce || how.rank == call.root;
+
+  // Buffers.
+  how.inPlace = call.sendbuf == MPI_IN_PLACE;
+  if (call.recvbuf == MPI_IN_PLACE)
+    return argError("recvbuf cannot be MPI_IN_PLACE");
+  if (how.inPlace && !how.hasOut)
+    return argError("MPI_IN_PLACE is only allowed at the root of a reduce");
+  if (call.count > 0 && ((!how.inPlace && !call.sendbuf) || (how.hasOut && !call.recvbuf)))
+    return argError("a null buffer with count " + std::to_string(call.count));
+  how.copyInput = how.inPlace && !planInPlace;
+
+  // Datatype: contiguous, so chunks are runs of whole elements.
+  int size = 0;
+  MPI_Aint lb = 0, extent = 0, tlb = 0, textent = 0;
+  MPI_Type_size(call.type, &size);
+  MPI_Type_get_extent(call.type, &lb, &extent);
+  MPI_Type_get_true_extent(call.type, &tlb, &textent);
+  if (size <= 0 || lb != 0 || tlb != 0 || extent != MPI_Aint(size) || textent != extent)
+    return unsupported("the datatype is not contiguous (size " + std::to_string(size) +
+                       ", extent " + std::to_string(extent) + ")");
+  how.extent = size_t(size);
+
+  // Operation: collc's kernel for predefined (op, type) pairs MPI defines,
+  // MPI_Reduce_local for user operations and derived types.
+  int commutative = 1;
+  MPI_Op_commutative(call.op, &commutative);
+  how.commutativeOp = commutative != 0;
+  if (shape.commutative && !commutative)
+    return unsupported("the plan needs a commutative operation, but the operation is not "
+                       "commutative");
+  std::optional<ReduceOp> builtinOp = reduceOpOf(call.op);
+  std::optional<ElemType> builtinType = elemTypeOf(call.type);
+  how.kernel = nullptr;
+  if (builtinOp && builtinType) {
+    how.kernel = findMpiKernel(call.op, call.type);
+    if (!how.kernel)
+      return unsupported("MPI does not define " + std::string(reduceOpName(*builtinOp)) +
+                         " on " + std::string(elemTypeName(*builtinType)));
+  }
+  return Status::success();
+}
+
+} // namespace collc::rt
+
+// --- requests ------------------------------------------------------------------
+
+struct collc_request_s {
+  collc_plan plan = nullptr;
+  CommState *comm = nullptr;
+  CallPlan how;
+  CombineCtx ctx;
+  std::unique_ptr<MpiTransport> transport;
+  Executor exec;
+  std::unique_ptr<char[]> inCopy;
+  size_t inBytes = 0;
+  void *recvbuf = nullptr;
+  bool persistent = false;
+  bool active = false;
+
+  ~collc_request_s() {
+    if (plan)
+      countRequest(plan, -1);
+  }
+};
+
+namespace {
+
+int makeRequest(collc_plan plan, const Call &call, bool persistent, collc_request_s *&out) {
+  out = nullptr;
+  if (!plan)
+    return fail(COLLC_ERR_ARG, "the plan is COLLC_PLAN_NULL");
+  const LoadedPlan &lp = loadedOf(plan);
+  auto req = std::unique_ptr<collc_request_s>(new (std::nothrow) collc_request_s);
+  if (!req)
+    return fail(COLLC_ERR_NOMEM, "out of memory");
+  if (Status s = analyzeCall(lp.shape, lp.shape.inPlace, call, req->how); !s.ok())
+    return failStatus(s, s.code() == ErrorCode::Unsupported ? COLLC_ERR_UNSUPPORTED
+                                                            : COLLC_ERR_ARG);
+  req->plan = plan;
+  countRequest(plan, +1);
+  if (Status s = commState(call.comm, req->comm); !s.ok())
+    return failStatus(s, COLLC_ERR_MPI);
+  const CallPlan &how = req->how;
+  req->ctx = CombineCtx{how.kernel, call.op, call.type, how.extent, how.commutativeOp};
+  Combiner combine{how.kernel ? kernelCombine : userCombine, &req->ctx};
+
+  Buffers b;
+  b.count = size_t(call.count);
+  b.extent = how.extent;
+  b.out = how.hasOut ? call.recvbuf : nullptr;
+  b.in = how.inPlace ? call.recvbuf : call.sendbuf;
+  req->recvbuf = call.recvbuf;
+  if (how.copyInput) {
+    req->inBytes = b.count * b.extent;
+    req->inCopy.reset(new (std::nothrow) char[req->inBytes + 1]);
+    if (!req->inCopy)
+      return fail(COLLC_ERR_NOMEM, "out of memory for the copy of the in-place input");
+    b.in = req->inCopy.get();
+  }
+  req->transport = std::make_unique<MpiTransport>(req->comm->dup, call.type, req->comm->tagUb);
+  const PreparedRank &prep = preparedOf(plan, uint32_t(how.rank));
+  if (Status s = req->exec.bind(prep, b, combine, *req->transport); !s.ok())
+    return failStatus(s, COLLC_ERR_UNSUPPORTED);
+  req->persistent = persistent;
+  out = req.release();
+  return COLLC_SUCCESS;
+}
+
+int startRequest(collc_request_s *req) {
+  if (req->active)
+    return fail(COLLC_ERR_STATE, "collc_start: the request is still active");
+  if (req->comm->inFlight >= req->exec.maxInFlight())
+    return fail(COLLC_ERR_STATE, "too many executions in flight on this communicator (" +
+                                     std::to_string(req->comm->inFlight) +
+                                     ") for the plan's tag range");
+  if (req->inCopy)
+    std::memcpy(req->inCopy.get(), req->recvbuf, req->inBytes);
+  uint64_t execution = req->comm->executions++;
+  req->active = true;
+  ++req->comm->inFlight;
+  if (Status s = req->exec.start(execution); !s.ok()) {
+    req->active = false;
+    --req->comm->inFlight;
+    req->transport->abandon();
+    return failStatus(s, COLLC_ERR_MPI);
+  }
+  return COLLC_SUCCESS;
+}
+
+void finished(collc_request_s *req) {
+  req->active = false;
+  --req->comm->inFlight;
+}
+
+int progress(collc_request *request, int *flag, bool block) {
+  if (!request || !*request)
+    return fail(COLLC_ERR_ARG, "the request is COLLC_REQUEST_NULL");
+  collc_request_s *req = *request;
+  if (!req->active) {
+    if (flag)
+      *flag = 1;
+    return req->persistent ? COLLC_SUCCESS
+                           : fail(COLLC_ERR_STATE, "the request is not active");
+  }
+  bool done = false;
+  Status s = block ? req->exec.wait() : req->exec.test(done);
+  done = done || block;
+  if (!s.ok()) {
+    req->transport->abandon();
+    finished(req);
+    if (!req->persistent) {
+      delete req;
+      *request = COLLC_REQUEST_NULL;
+    }
+    return failStatus(s, COLLC_ERR_MPI);
+  }
+  if (flag)
+    *flag = done;
+  if (done) {
+    finished(req);
+    if (!req->persistent) {
+      delete req;
+      *request = COLLC_REQUEST_NULL;
+    }
+  }
+  return COLLC_SUCCESS;
+}
+
+Call makeCall(Collective c, const void *sendbuf, void *recvbuf, MPI_Count count,
+              MPI_Datatype type, MPI_Op op, int root, MPI_Comm comm) {
+  Call call;
+  call.collective = c;
+  call.sendbuf = sendbuf;
+  call.recvbuf = recvbuf;
+  call.count = count;
+  call.type = type;
+  call.op = op;
+  call.root = root;
+  call.comm = comm;
+  return call;
+}
+
+int blocking(collc_plan plan, const Call &call) {
+  collc_request_s *req = nullptr;
+  if (int rc = makeRequest(plan, call, false, req); rc != COLLC_SUCCESS)
+    return rc;
+  collc_request handle = req;
+  if (int rc = startRequest(req); rc != COLLC_SUCCESS) {
+    delete req;
+    return rc;
+  }
+  return progress(&handle, nullptr, true);
+}
+
+int nonblocking(collc_plan plan, const Call &call, bool persistent, collc_request *request) {
+  if (!request)
+    return fail(COLLC_ERR_ARG, "the request pointer is null");
+  *request = COLLC_REQUEST_NULL;
+  collc_request_s *req = nullptr;
+  if (int rc = makeRequest(plan, call, persistent, req); rc != COLLC_SUCCESS)
+    return rc;
+  if (!persistent)
+    if (int rc = startRequest(req); rc != COLLC_SUCCESS) {
+      delete req;
+      return rc;
+    }
+  *request = req;
+  return COLLC_SUCCESS;
+}
+
+} // namespace
+
+extern "C" {
+
+int collc_allreduce(collc_plan plan, const void *sendbuf, void *recvbuf, MPI_Count count,
+                    MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
+  return blocking(plan, makeCall(Collective::Allreduce, sendbuf, recvbuf, count, datatype, op,
+                                 0, comm));
+}
+
+int collc_reduce(collc_plan plan, const void *sendbuf, void *recvbuf, MPI_Count count,
+                 MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm) {
+  return blocking(plan, makeCall(Collective::Reduce, sendbuf, recvbuf, count, datatype, op,
+                                 root, comm));
+}
+
+int collc_iallreduce(collc_plan plan, const void *sendbuf, void *recvbuf, MPI_Count count,
+                     MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, collc_request *request) {
+  return nonblocking(plan,
+                     makeCall(Collective::Allreduce, sendbuf, recvbuf, count, datatype, op, 0,
+                              comm),
+                     false, request);
+}
+
+int collc_ireduce(collc_plan plan, const void *sendbuf, void *recvbuf, MPI_Count count,
+                  MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm,
+                  collc_request *request) {
+  return nonblocking(plan,
+                     makeCall(Collective::Reduce, sendbuf, recvbuf, count, datatype, op, root,
+                              comm),
+                     false, request);
+}
+
+int collc_allreduce_init(collc_plan plan, const void *sendbuf, void *recvbuf, MPI_Count count,
+                         MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+                         collc_request *request) {
+  return nonblocking(plan,
+                     makeCall(Collective::Allreduce, sendbuf, recvbuf, count, datatype, op, 0,
+                              comm),
+                     true, request);
+}
+
+int collc_reduce_init(collc_plan plan, const void *sendbuf, void *recvbuf, MPI_Count count,
+                      MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm,
+                      collc_request *request) {
+  return nonblocking(plan,
+                     makeCall(Collective::Reduce, sendbuf, recvbuf, count, datatype, op, root,
+                              comm),
+                     true, request);
+}
+
+int collc_start(collc_request request) {
+  if (!request)
+    return fail(COLLC_ERR_ARG, "the request is COLLC_REQUEST_NULL");
+  if (!request->persistent)
+    return fail(COLLC_ERR_STATE, "collc_start needs a persistent request (collc_*_init)");
+  return startRequest(request);
+}
+
+int collc_test(collc_request *request, int *flag) {
+  if (!flag)
+    return fail(COLLC_ERR_ARG, "collc_test: flag is null");
+  return progress(request, flag, false);
+}
+
+int collc_wait(collc_request *request) { return progress(request, nullptr, true); }
+
+int collc_request_free(collc_request *request) {
+  if (!request || !*request)
+    return fail(COLLC_ERR_ARG, "the request is COLLC_REQUEST_NULL");
+  if ((*request)->active)
+    return fail(COLLC_ERR_STATE, "collc_request_free: the request is still active");
+  delete *request;
+  *request = COLLC_REQUEST_NULL;
+  return COLLC_SUCCESS;
+}
+
+} // extern "C"

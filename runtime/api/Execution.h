@@ -1,0 +1,56 @@
+// runtime/api/Execution.h: how a collective call is served by a plan —
+// shared by the C API (Api.cpp, Execution.cpp) and the interposer.
+#ifndef COLLC_RUNTIME_API_EXECUTION_H
+#define COLLC_RUNTIME_API_EXECUTION_H
+
+#include "collc/collc.h"
+#include "runtime/core/Executor.h"
+#include "runtime/kernels/Kernels.h"
+
+#include <mpi.h>
+
+#include <string>
+
+namespace collc::rt {
+
+/// Records `message` as the thread's last error and returns `code`.
+int fail(int code, std::string message);
+/// The same for a Status (its code picks the C code, `fallback` otherwise).
+int failStatus(const Status &s, int fallback);
+
+const LoadedPlan &loadedOf(collc_plan p);
+const PreparedRank &preparedOf(collc_plan p, uint32_t rank);
+void countRequest(collc_plan p, int delta);
+
+/// One collective call as MPI passes it.
+struct Call {
+  Collective collective = Collective::Allreduce;
+  const void *sendbuf = nullptr;
+  void *recvbuf = nullptr;
+  MPI_Count count = 0;
+  MPI_Datatype type = MPI_DATATYPE_NULL;
+  MPI_Op op = MPI_OP_NULL;
+  int root = 0;
+  MPI_Comm comm = MPI_COMM_NULL;
+};
+
+/// How a plan serves a call (filled by analyzeCall).
+struct CallPlan {
+  int rank = 0, size = 0;
+  bool hasOut = true;     ///< this rank has an out buffer
+  bool inPlace = false;   ///< MPI_IN_PLACE given
+  bool copyInput = false; ///< in place, but the plan is not: copy the input aside
+  KernelFn kernel = nullptr; ///< collc's kernel; null: MPI_Reduce_local
+  bool commutativeOp = true;
+  size_t extent = 0;
+};
+
+/// Checks that a plan of `shape` can serve `call` on this rank. Errors:
+/// Argument (bad arguments), Shape (collective, size or root differ),
+/// Unsupported (datatype, operation or in-place use it cannot serve — the
+/// caller may use native MPI instead), Mpi.
+Status analyzeCall(const Shape &shape, bool planInPlace, const Call &call, CallPlan &how);
+
+} // namespace collc::rt
+
+#endif // COLLC_RUNTIME_API_EXECUTION_H

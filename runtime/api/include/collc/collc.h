@@ -1,0 +1,122 @@
+/* collc/collc.h: the C API of the collc runtime.
+ *
+ * Load a compiled plan (.cplan, from `collc compile`) and execute it as an
+ * MPI collective: blocking, non-blocking (start, then test/wait, which
+ * progress it) or persistent (bind buffers once, start many times, like
+ * MPI_Allreduce_init). Every function returns COLLC_SUCCESS or an error code;
+ * collc_strerror() names a code and collc_error_message() says, for the last
+ * failure on the calling thread, exactly what was wrong.
+ *
+ * Plans are checked against each call: the collective, the communicator's
+ * size and the root must match the plan's shape. A plan that needs a
+ * commutative operation is refused for a non-commutative one
+ * (COLLC_ERR_UNSUPPORTED) — never a wrong answer. Datatypes: the predefined
+ * ones with the predefined operations the MPI standard defines for them run
+ * collc's own kernels; user-defined operations (MPI_Op_create) and contiguous
+ * derived datatypes go through MPI_Reduce_local with the operands in the
+ * order the plan names; anything else is refused. MPI_IN_PLACE is accepted
+ * where MPI allows it (allreduce: every rank; reduce: the root); if the plan
+ * is not proven for in-place use, the input is first copied aside.
+ *
+ * Thread safety: calls on different communicators may run concurrently
+ * (MPI_THREAD_MULTIPLE); a request is used by one thread at a time.
+ */
+#ifndef COLLC_COLLC_H
+#define COLLC_COLLC_H
+
+#include <mpi.h>
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+enum {
+  COLLC_SUCCESS = 0,
+  COLLC_ERR_ARG = 1,         /* null pointer, negative count, bad handle */
+  COLLC_ERR_IO = 2,          /* a plan file cannot be read */
+  COLLC_ERR_PLAN = 3,        /* the bytes are not a valid compiled plan */
+  COLLC_ERR_SHAPE = 4,       /* plan and call disagree: collective, ranks, root */
+  COLLC_ERR_UNSUPPORTED = 5, /* datatype, operation or in-place use the plan cannot serve */
+  COLLC_ERR_MPI = 6,         /* an MPI call failed */
+  COLLC_ERR_STATE = 7,       /* a request used in the wrong state */
+  COLLC_ERR_NOMEM = 8        /* out of memory */
+};
+
+typedef struct collc_plan_s *collc_plan;       /* a loaded plan */
+typedef struct collc_request_s *collc_request; /* a non-blocking or persistent execution */
+
+#define COLLC_PLAN_NULL ((collc_plan)0)
+#define COLLC_REQUEST_NULL ((collc_request)0)
+
+/* The collectives a plan can implement (values as in the bytecode). */
+enum {
+  COLLC_ALLREDUCE = 0,
+  COLLC_REDUCE = 1,
+  COLLC_REDUCE_SCATTER_BLOCK = 2,
+  COLLC_ALLGATHER = 3,
+  COLLC_BCAST = 4,
+  COLLC_SCAN = 5,
+  COLLC_EXSCAN = 6
+};
+
+typedef struct collc_plan_info {
+  int collective;      /* COLLC_ALLREDUCE, ... */
+  int ranks;           /* communicator size the plan is for */
+  int root;            /* reduce and bcast; 0 otherwise */
+  int chunks;
+  int commutative;     /* 1: only correct for commutative operations */
+  int in_place;        /* 1: proven with MPI_IN_PLACE too */
+  const char *algorithm; /* owned by the plan */
+} collc_plan_info;
+
+/* Loading. The bytes are fully validated before anything can run. */
+int collc_plan_load_file(const char *path, collc_plan *plan);
+int collc_plan_load_memory(const void *data, size_t size, collc_plan *plan);
+/* Frees the plan and sets *plan to COLLC_PLAN_NULL. Requests made from it
+ * must have been freed. */
+int collc_plan_free(collc_plan *plan);
+int collc_plan_get_info(collc_plan plan, collc_plan_info *info);
+
+/* Blocking execution. */
+int collc_allreduce(collc_plan plan, const void *sendbuf, void *recvbuf, MPI_Count count,
+                    MPI_Datatype datatype, MPI_Op op, MPI_Comm comm);
+int collc_reduce(collc_plan plan, const void *sendbuf, void *recvbuf, MPI_Count count,
+                 MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm);
+
+/* Non-blocking: the request completes in collc_test/collc_wait, which free
+ * it and set *request to COLLC_REQUEST_NULL. Several may be in flight on
+ * one communicator; they are started in the same order on every rank. */
+int collc_iallreduce(collc_plan plan, const void *sendbuf, void *recvbuf, MPI_Count count,
+                     MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, collc_request *request);
+int collc_ireduce(collc_plan plan, const void *sendbuf, void *recvbuf, MPI_Count count,
+                  MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm,
+                  collc_request *request);
+
+/* Persistent: binds buffers once; collc_start runs it again (allocating
+ * nothing), collc_test/collc_wait complete one run and keep the request;
+ * collc_request_free releases it. */
+int collc_allreduce_init(collc_plan plan, const void *sendbuf, void *recvbuf, MPI_Count count,
+                         MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+                         collc_request *request);
+int collc_reduce_init(collc_plan plan, const void *sendbuf, void *recvbuf, MPI_Count count,
+                      MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm,
+                      collc_request *request);
+int collc_start(collc_request request);
+
+/* *flag = 1 when the request's execution has finished. */
+int collc_test(collc_request *request, int *flag);
+int collc_wait(collc_request *request);
+int collc_request_free(collc_request *request);
+
+/* "invalid argument", ... for a code; never NULL. */
+const char *collc_strerror(int status);
+/* What the last failing call on this thread said, e.g. "plan 'ring' needs a
+ * commutative operation, but the operation is not commutative"; "" if none. */
+const char *collc_error_message(void);
+
+#ifdef __cplusplus
+} /* extern "C" */
+#endif
+
+#endif /* COLLC_COLLC_H */

@@ -1,0 +1,305 @@
+// runtime/core/Executor.cpp: binding and the dataflow loop.
+#include "runtime/core/Executor.h"
+
+#include <algorithm>
+#include <cassert>
+#include <cstring>
+#include <string>
+
+namespace collc::rt {
+
+namespace {
+
+/// Calls f(a, b, c, n) over the common runs of up to three piece lists of the
+/// same total length (pass an empty list for unused operands).
+template <class P, class F>
+void zip(const P *a, uint32_t na, const P *b, uint32_t nb, const P *c, uint32_t nc,
+         size_t extent, F &&f) {
+  uint32_t ia = 0, ib = 0, ic = 0;
+  size_t oa = 0, ob = 0, oc = 0; // elements consumed in the current piece
+  while (ia < na) {
+    size_t len = a[ia].elems - oa;
+    if (nb)
+      len = std::min(len, b[ib].elems - ob);
+    if (nc)
+      len = std::min(len, c[ic].elems - oc);
+    if (len)
+      f(a[ia].ptr + oa * extent, nb ? b[ib].ptr + ob * extent : nullptr,
+        nc ? c[ic].ptr + oc * extent : nullptr, len);
+    auto step = [len](uint32_t &i, size_t &o, const P *ps, uint32_t n) {
+      if (!n)
+        return;
+      o += len;
+      if (o == ps[i].elems) {
+        ++i;
+        o = 0;
+      }
+    };
+    step(ia, oa, a, na);
+    step(ib, ob, b, nb);
+    step(ic, oc, c, nc);
+  }
+}
+
+} // namespace
+
+char *Executor::slotBase(Buffer b) {
+  switch (b) {
+  case Buffer::In:
+    return const_cast<char *>(static_cast<const char *>(bufs_.in));
+  case Buffer::Out:
+    return static_cast<char *>(bufs_.out);
+  case Buffer::Tmp:
+    return tmp_.get();
+  }
+  return nullptr;
+}
+
+Executor::Range Executor::bindRange(Buffer b, uint32_t chunk, uint32_t count, uint32_t ids) {
+  const Shape &s = prep_->shape;
+  const uint32_t r = prep_->rank;
+  const uint64_t n = bufs_.count, C = s.chunks, ext = bufs_.extent;
+  Range range;
+  range.begin = static_cast<uint32_t>(pieces_.size());
+  auto add = [&](char *p, size_t elems) {
+    if (range.size && pieces_.back().ptr + pieces_.back().elems * ext == p) {
+      pieces_.back().elems += elems;
+    } else {
+      pieces_.push_back({p, elems});
+      ++range.size;
+    }
+    range.elems += elems;
+  };
+  if (b == Buffer::Tmp) {
+    for (uint32_t j = 0; j < count; ++j) {
+      uint32_t c = prep_->tmpChunks[ids + j];
+      size_t elems = c == unknownChunk ? cap_ : chunkBegin(c + 1, n, C) - chunkBegin(c, n, C);
+      add(tmp_.get() + (uint64_t(chunk) + j) * cap_ * ext, elems);
+    }
+  } else {
+    // in and out hold chunks in vector order from their first slot's chunk.
+    bool aliased = b == Buffer::In && bufs_.out && bufs_.in == bufs_.out;
+    uint32_t first = b == Buffer::In ? inChunkOf(s, r, chunk) : outChunkOf(s, r, chunk);
+    uint32_t base = (b == Buffer::Out || aliased) ? outChunkOf(s, r, 0) : inChunkOf(s, r, 0);
+    uint64_t from = chunkBegin(first, n, C), to = chunkBegin(first + count, n, C);
+    char *p = static_cast<char *>(aliased ? bufs_.out : slotBase(b));
+    add(p + (from - chunkBegin(base, n, C)) * ext, to - from);
+  }
+  return range;
+}
+
+Status Executor::bind(const PreparedRank &prep, const Buffers &buffers, Combiner combine,
+                      Transport &transport) {
+  assert(!running_ && "bind during an execution");
+  prep_ = &prep;
+  transport_ = &transport;
+  combine_ = combine;
+  bufs_ = buffers;
+  const Shape &s = prep.shape;
+  const size_t ext = buffers.extent;
+  cap_ = (buffers.count + s.chunks - 1) / s.chunks;
+
+  const uint64_t stride = prep.tagStride;
+  const uint64_t tags = uint64_t(transport.maxTag()) + 1;
+  if (stride > tags)
+    return Status::error(ErrorCode::Unsupported,
+                         "the plan sends " + std::to_string(stride) +
+                             " messages on one channel, more than the transport's " +
+                             std::to_string(tags) + " tags");
+  tagWindows_ = tags / stride;
+
+  tmp_.reset(s.scratch ? new char[size_t(s.scratch) * cap_ * ext + 1] : nullptr);
+  pieces_.clear();
+  bound_.assign(prep.ops.size(), BoundOp{});
+  size_t stageElems = 0, scratchElems = 0;
+  std::vector<size_t> stageAt(prep.ops.size(), SIZE_MAX);
+  for (uint32_t i = 0; i < prep.ops.size(); ++i) {
+    const PreparedOp &op = prep.ops[i];
+    BoundOp &b = bound_[i];
+    switch (op.kind) {
+    case OpKind::Send:
+      b.buf = bindRange(op.buf, op.chunk, op.count, op.bufIds);
+      break;
+    case OpKind::Recv:
+      b.dst = bindRange(op.dst, op.dstChunk, op.count, op.dstIds);
+      break;
+    case OpKind::RecvReduce:
+      b.buf = bindRange(op.buf, op.chunk, op.count, op.bufIds);
+      b.dst = bindRange(op.dst, op.dstChunk, op.count, op.dstIds);
+      break;
+    case OpKind::Reduce:
+      b.buf = bindRange(op.buf, op.chunk, op.count, op.bufIds);
+      b.src = bindRange(op.src, op.srcChunk, op.count, op.srcIds);
+      b.dst = bindRange(op.dst, op.dstChunk, op.count, op.dstIds);
+      break;
+    case OpKind::Copy:
+      b.src = bindRange(op.src, op.srcChunk, op.count, op.srcIds);
+      b.dst = bindRange(op.dst, op.dstChunk, op.count, op.dstIds);
+      break;
+    }
+    bool staged = op.kind == OpKind::RecvReduce ||
+                  (op.kind == OpKind::Send && b.buf.size > 1) ||
+                  (op.kind == OpKind::Recv && b.dst.size > 1);
+    size_t elems = std::max({b.buf.elems, b.src.elems, b.dst.elems});
+    if (staged) {
+      stageAt[i] = stageElems;
+      stageElems += elems;
+    }
+    if (op.kind == OpKind::RecvReduce || op.kind == OpKind::Reduce)
+      scratchElems = std::max(scratchElems, elems);
+  }
+  stage_.reset(stageElems ? new char[stageElems * ext] : nullptr);
+  scratch_.reset(scratchElems ? new char[scratchElems * ext] : nullptr);
+  for (uint32_t i = 0; i < prep.ops.size(); ++i)
+    if (stageAt[i] != SIZE_MAX)
+      bound_[i].stage = stage_.get() + stageAt[i] * ext;
+
+  roots_.clear();
+  for (uint32_t i = 0; i < prep.ops.size(); ++i)
+    if (prep.predCount[i] == 0)
+      roots_.push_back(i);
+  pending_.resize(prep.ops.size());
+  ready_.reserve(prep.ops.size());
+  completed_.reserve(prep.messageOps);
+  transport.reserve(static_cast<uint32_t>(prep.ops.size()));
+  return Status::success();
+}
+
+Status Executor::start(uint64_t execution) {
+  assert(prep_ && !running_ && "start without bind, or while running");
+  running_ = true;
+  doneOps_ = 0;
+  tagBase_ = static_cast<int>((execution % tagWindows_) * prep_->tagStride);
+  std::copy(prep_->predCount.begin(), prep_->predCount.end(), pending_.begin());
+  ready_.assign(roots_.begin(), roots_.end());
+  if (bufs_.count == 0 || prep_->ops.empty()) { // every rank skips: nothing moves
+    running_ = false;
+    return Status::success();
+  }
+  return drainReady();
+}
+
+void Executor::complete(uint32_t op) {
+  ++doneOps_;
+  for (uint32_t k = prep_->succBegin[op]; k < prep_->succBegin[op + 1]; ++k)
+    if (--pending_[prep_->succ[k]] == 0)
+      ready_.push_back(prep_->succ[k]);
+}
+
+void Executor::runLocal(uint32_t i) {
+  const PreparedOp &op = prep_->ops[i];
+  const BoundOp &b = bound_[i];
+  const size_t ext = bufs_.extent;
+  const Piece *src = pieces_.data() + b.src.begin, *dst = pieces_.data() + b.dst.begin;
+  if (op.kind == OpKind::Copy) {
+    zip(src, b.src.size, dst, b.dst.size, static_cast<const Piece *>(nullptr), 0, ext,
+        [&](char *s, char *d, char *, size_t n) {
+          if (s != d)
+            std::memmove(d, s, n * ext);
+        });
+    return;
+  }
+  const Piece *opnd = pieces_.data() + b.buf.begin;
+  const bool srcFirst = op.order == Order::OtherFirst;
+  zip(opnd, b.buf.size, src, b.src.size, dst, b.dst.size, ext,
+      [&](char *x, char *s, char *d, size_t n) {
+        if (srcFirst)
+          combine_(s, x, d, n, scratch_.get());
+        else
+          combine_(x, s, d, n, scratch_.get());
+      });
+}
+
+void Executor::finishMessage(uint32_t i) {
+  const PreparedOp &op = prep_->ops[i];
+  const BoundOp &b = bound_[i];
+  const size_t ext = bufs_.extent;
+  if (op.kind == OpKind::Recv && b.stage) { // unpack pieces
+    const Piece *dst = pieces_.data() + b.dst.begin;
+    size_t at = 0;
+    for (uint32_t k = 0; k < b.dst.size; ++k) {
+      std::memcpy(dst[k].ptr, b.stage + at * ext, dst[k].elems * ext);
+      at += dst[k].elems;
+    }
+  } else if (op.kind == OpKind::RecvReduce) {
+    Piece staged{b.stage, b.buf.elems};
+    const Piece *opnd = pieces_.data() + b.buf.begin, *dst = pieces_.data() + b.dst.begin;
+    const bool recvFirst = op.order == Order::OtherFirst;
+    zip(opnd, b.buf.size, &staged, 1, dst, b.dst.size, ext,
+        [&](char *x, char *m, char *d, size_t n) {
+          if (recvFirst)
+            combine_(m, x, d, n, scratch_.get());
+          else
+            combine_(x, m, d, n, scratch_.get());
+        });
+  }
+  complete(i);
+}
+
+Status Executor::post(uint32_t i) {
+  const PreparedOp &op = prep_->ops[i];
+  BoundOp &b = bound_[i];
+  const int tag = tagBase_ + static_cast<int>(op.seq);
+  switch (op.kind) {
+  case OpKind::Send: {
+    const Piece *ps = pieces_.data() + b.buf.begin;
+    const char *data = ps[0].ptr;
+    if (b.stage) { // pack
+      size_t at = 0;
+      for (uint32_t k = 0; k < b.buf.size; ++k) {
+        std::memcpy(b.stage + at * bufs_.extent, ps[k].ptr, ps[k].elems * bufs_.extent);
+        at += ps[k].elems;
+      }
+      data = b.stage;
+    }
+    return transport_->send(data, b.buf.elems, op.peer, tag, i);
+  }
+  case OpKind::Recv:
+    return transport_->recv(b.stage ? b.stage : pieces_[b.dst.begin].ptr, b.dst.elems, op.peer,
+                            tag, i);
+  case OpKind::RecvReduce:
+    return transport_->recv(b.stage, b.buf.elems, op.peer, tag, i);
+  case OpKind::Reduce:
+  case OpKind::Copy:
+    runLocal(i);
+    complete(i);
+    return Status::success();
+  }
+  return Status::success();
+}
+
+Status Executor::drainReady() {
+  while (!ready_.empty()) {
+    uint32_t i = ready_.back();
+    ready_.pop_back();
+    COLLC_RT_TRY(post(i));
+  }
+  if (doneOps_ == prep_->ops.size())
+    running_ = false;
+  return Status::success();
+}
+
+Status Executor::test(bool &done) {
+  if (running_) {
+    completed_.clear();
+    COLLC_RT_TRY(transport_->poll(false, completed_));
+    for (uint32_t i : completed_)
+      finishMessage(i);
+    COLLC_RT_TRY(drainReady());
+  }
+  done = !running_;
+  return Status::success();
+}
+
+Status Executor::wait() {
+  while (running_) {
+    completed_.clear();
+    COLLC_RT_TRY(transport_->poll(true, completed_));
+    for (uint32_t i : completed_)
+      finishMessage(i);
+    COLLC_RT_TRY(drainReady());
+  }
+  return Status::success();
+}
+
+} // namespace collc::rt

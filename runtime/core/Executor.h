@@ -1,0 +1,92 @@
+// runtime/core/Executor.h: the dataflow interpreter of one rank's program.
+//
+// An Executor is bound once to buffers, an element count and a transport
+// (allocating tmp, receive staging and combiner scratch then); each start()
+// runs the program once more, allocating nothing: every op is posted as soon
+// as its dependencies have completed, local ops run at once, message ends
+// become transport requests, and test()/wait() progress them. Element
+// offsets follow DESIGN.md: chunk c is [floor(c·n/C), floor((c+1)·n/C)); tmp
+// slot s starts at s·ceil(n/C) and holds the chunk Prepared found for it.
+#ifndef COLLC_RUNTIME_CORE_EXECUTOR_H
+#define COLLC_RUNTIME_CORE_EXECUTOR_H
+
+#include "runtime/core/Prepared.h"
+#include "runtime/core/Transport.h"
+
+#include <memory>
+
+namespace collc::rt {
+
+/// The user's buffers for one rank.
+struct Buffers {
+  const void *in = nullptr; ///< may equal `out` (MPI_IN_PLACE)
+  void *out = nullptr;      ///< null where the rank has no out (reduce, non-root)
+  size_t count = 0;         ///< n: elements in the whole vector
+  size_t extent = 0;        ///< bytes per element
+};
+
+class Executor {
+public:
+  Executor() = default;
+  Executor(const Executor &) = delete;
+  Executor &operator=(const Executor &) = delete;
+
+  /// Binds `prep` (which must outlive the executor) to buffers, combiner and
+  /// transport. Fails if the plan's tags do not fit the transport's range.
+  [[nodiscard]] Status bind(const PreparedRank &prep, const Buffers &buffers,
+                            Combiner combine, Transport &transport);
+
+  /// Starts execution number `execution` (the same on every rank for one
+  /// collective call; distinct for executions in flight together).
+  [[nodiscard]] Status start(uint64_t execution);
+  /// Progresses without blocking; `done` tells whether the execution finished.
+  [[nodiscard]] Status test(bool &done);
+  /// Progresses until the execution finishes.
+  [[nodiscard]] Status wait();
+
+  bool running() const { return running_; }
+  /// How many executions of the plan in flight at once the tag range allows.
+  uint64_t maxInFlight() const { return tagWindows_; }
+
+private:
+  struct Piece {
+    char *ptr;
+    size_t elems;
+  };
+  struct Range {
+    uint32_t begin = 0, size = 0; ///< into pieces_
+    size_t elems = 0;
+  };
+  struct BoundOp {
+    Range buf, src, dst;
+    char *stage = nullptr; ///< recv_reduce, and messages of several pieces
+  };
+
+  Range bindRange(Buffer b, uint32_t chunk, uint32_t count, uint32_t ids);
+  char *slotBase(Buffer b);
+  [[nodiscard]] Status post(uint32_t op);
+  void complete(uint32_t op);
+  void finishMessage(uint32_t op);
+  void runLocal(uint32_t op);
+  [[nodiscard]] Status drainReady();
+
+  const PreparedRank *prep_ = nullptr;
+  Transport *transport_ = nullptr;
+  Combiner combine_;
+  Buffers bufs_;
+  size_t cap_ = 0; ///< elements per tmp slot
+  std::unique_ptr<char[]> tmp_, stage_, scratch_;
+  std::vector<Piece> pieces_;
+  std::vector<BoundOp> bound_;
+  std::vector<uint32_t> roots_;
+  // Per execution.
+  std::vector<uint32_t> pending_, ready_, completed_;
+  size_t doneOps_ = 0;
+  bool running_ = false;
+  uint64_t tagWindows_ = 1;
+  int tagBase_ = 0;
+};
+
+} // namespace collc::rt
+
+#endif // COLLC_RUNTIME_CORE_EXECUTOR_H

@@ -1,0 +1,269 @@
+// runtime/core/Prepared.cpp: dependency lists, channel sequence numbers and
+// the chunk identity of tmp slots for one rank of a loaded plan.
+//
+// Chunk identity: every rank's program is replayed in listing order with
+// one number per tmp slot (the chunk it holds). A `recv` into tmp takes the
+// chunks its matching send carries, so a rank waits (is parked) until the
+// sender's replay has passed that send. For a verified plan listing order is
+// a valid execution order (dependencies point backward and the plan is
+// race-free), so the replay finds what every execution holds. For plans that
+// were not verified a slot may stay unknown; the interpreter then gives it its
+// full capacity, which is safe but may make messages mismatch (an MPI error,
+// never an overrun).
+#include "runtime/core/Prepared.h"
+
+#include <cassert>
+#include <deque>
+#include <unordered_map>
+
+namespace collc::rt {
+
+uint32_t inChunkOf(const Shape &s, uint32_t rank, uint32_t slot) {
+  if (s.collective == Collective::Allgather)
+    return rank * (s.chunks / s.ranks) + slot;
+  return slot;
+}
+
+uint32_t outChunkOf(const Shape &s, uint32_t rank, uint32_t slot) {
+  if (s.collective == Collective::ReduceScatterBlock)
+    return rank * (s.chunks / s.ranks) + slot;
+  return slot;
+}
+
+namespace {
+
+struct ChannelKey {
+  uint32_t from, to, seq;
+  bool operator==(const ChannelKey &o) const {
+    return from == o.from && to == o.to && seq == o.seq;
+  }
+};
+struct ChannelKeyHash {
+  size_t operator()(const ChannelKey &k) const {
+    uint64_t h = (uint64_t(k.from) * 0x9e3779b97f4a7c15ull) ^ (uint64_t(k.to) << 21) ^
+                 (uint64_t(k.seq) * 0xc2b2ae3d27d4eb4full);
+    return size_t(h ^ (h >> 29));
+  }
+};
+
+/// Channel sequence numbers of every op of every rank, and the longest channel.
+struct Sequences {
+  std::vector<std::vector<uint32_t>> seq; ///< rank -> op -> seq (messages only)
+  uint32_t longest = 0;
+};
+
+Sequences numberMessages(const LoadedPlan &plan) {
+  const uint32_t p = plan.shape.ranks;
+  Sequences out;
+  out.seq.resize(p);
+  std::unordered_map<uint64_t, uint32_t> counters;
+  for (uint32_t r = 0; r < p; ++r) {
+    const auto &ops = plan.programs[r].ops;
+    out.seq[r].assign(ops.size(), 0);
+    counters.clear();
+    for (uint32_t i = 0; i < ops.size(); ++i) {
+      const Op &op = ops[i];
+      if (!isMessage(op.kind))
+        continue;
+      // Separate counters for sends to and receives from each peer.
+      uint64_t key = (uint64_t(op.peer) << 1) | (op.kind == OpKind::Send ? 1 : 0);
+      uint32_t k = counters[key]++;
+      out.seq[r][i] = k;
+      out.longest = std::max(out.longest, k + 1);
+    }
+  }
+  return out;
+}
+
+/// Replays all ranks to find the chunk each tmp slot holds at every op of
+/// `target`; appends to `prep.tmpChunks` and sets the ops' id indices.
+void traceTmpChunks(const LoadedPlan &plan, const Sequences &seqs, PreparedRank &prep) {
+  const Shape &shape = plan.shape;
+  const uint32_t p = shape.ranks, target = prep.rank;
+  // The receives into tmp, keyed by channel position, and what their sends carry.
+  std::unordered_map<ChannelKey, std::vector<uint32_t>, ChannelKeyHash> carried;
+  std::unordered_map<ChannelKey, uint32_t, ChannelKeyHash> parked; // key -> rank
+  for (uint32_t r = 0; r < p; ++r) {
+    const auto &ops = plan.programs[r].ops;
+    for (uint32_t i = 0; i < ops.size(); ++i)
+      if (ops[i].kind == OpKind::Recv && ops[i].buf == Buffer::Tmp)
+        carried.emplace(ChannelKey{ops[i].peer, r, seqs.seq[r][i]}, std::vector<uint32_t>{});
+  }
+  std::vector<std::vector<uint32_t>> tmp(p, std::vector<uint32_t>(shape.scratch, unknownChunk));
+  std::vector<uint32_t> cursor(p, 0);
+  std::vector<uint8_t> done(p, 0);
+  std::deque<uint32_t> runnable;
+  for (uint32_t r = 0; r < p; ++r)
+    runnable.push_back(r);
+
+  auto idsOf = [&](uint32_t r, Buffer b, uint32_t chunk, uint32_t count,
+                   std::vector<uint32_t> &ids) {
+    ids.clear();
+    for (uint32_t j = 0; j < count; ++j)
+      ids.push_back(b == Buffer::In    ? inChunkOf(shape, r, chunk + j)
+                    : b == Buffer::Out ? outChunkOf(shape, r, chunk + j)
+                                       : tmp[r][chunk + j]);
+  };
+  auto record = [&](uint32_t &index, Buffer b, uint32_t r, uint32_t chunk, uint32_t count) {
+    if (b != Buffer::Tmp)
+      return;
+    index = static_cast<uint32_t>(prep.tmpChunks.size());
+    for (uint32_t j = 0; j < count; ++j)
+      prep.tmpChunks.push_back(tmp[r][chunk + j]);
+  };
+
+  std::vector<uint32_t> ids;
+  while (!runnable.empty()) {
+    uint32_t r = runnable.front();
+    runnable.pop_front();
+    const auto &ops = plan.programs[r].ops;
+    while (cursor[r] < ops.size()) {
+      const uint32_t i = cursor[r];
+      const Op &op = ops[i];
+      PreparedOp *po = r == target ? &prep.ops[i] : nullptr;
+      if (op.kind == OpKind::Recv && op.buf == Buffer::Tmp) {
+        auto it = carried.find(ChannelKey{op.peer, r, seqs.seq[r][i]});
+        assert(it != carried.end());
+        if (it->second.empty()) { // the send has not been replayed yet
+          parked[it->first] = r;
+          break;
+        }
+        for (uint32_t j = 0; j < op.count && j < it->second.size(); ++j)
+          tmp[r][op.chunk + j] = it->second[j];
+      }
+      if (po) {
+        record(po->bufIds, op.buf, r, op.chunk, op.count);
+        if (hasSrc(op.kind))
+          record(po->srcIds, op.src, r, op.srcChunk, op.count);
+      }
+      switch (op.kind) {
+      case OpKind::Send: {
+        auto it = carried.find(ChannelKey{r, op.peer, seqs.seq[r][i]});
+        if (it != carried.end()) {
+          idsOf(r, op.buf, op.chunk, op.count, it->second);
+          if (it->second.empty())
+            it->second.push_back(unknownChunk); // count >= 1: never empty
+          auto w = parked.find(it->first);
+          if (w != parked.end()) {
+            runnable.push_back(w->second);
+            parked.erase(w);
+          }
+        }
+        break;
+      }
+      case OpKind::Copy:
+        if (op.buf == Buffer::Tmp) {
+          idsOf(r, op.src, op.srcChunk, op.count, ids);
+          std::copy(ids.begin(), ids.end(), tmp[r].begin() + op.chunk);
+        }
+        break;
+      case OpKind::Reduce:
+      case OpKind::RecvReduce:
+        // The result is of the local operand's chunks.
+        if (op.hasDst && op.dst == Buffer::Tmp) {
+          idsOf(r, op.buf, op.chunk, op.count, ids);
+          std::copy(ids.begin(), ids.end(), tmp[r].begin() + op.dstChunk);
+        }
+        break;
+      case OpKind::Recv:
+        break;
+      }
+      if (po)
+        record(po->dstIds, po->dst, r, po->dstChunk, op.count);
+      ++cursor[r];
+    }
+    if (cursor[r] == ops.size())
+      done[r] = 1;
+  }
+  // Ops of the target never replayed (a plan that would deadlock) keep
+  // unknown chunks.
+  for (uint32_t i = cursor[target]; i < prep.ops.size(); ++i) {
+    PreparedOp &po = prep.ops[i];
+    auto unknown = [&](uint32_t &index, Buffer b) {
+      if (b != Buffer::Tmp)
+        return;
+      index = static_cast<uint32_t>(prep.tmpChunks.size());
+      prep.tmpChunks.insert(prep.tmpChunks.end(), po.count, unknownChunk);
+    };
+    unknown(po.bufIds, po.buf);
+    if (hasSrc(po.kind))
+      unknown(po.srcIds, po.src);
+    unknown(po.dstIds, po.dst);
+  }
+}
+
+} // namespace
+
+PreparedRank prepareRank(const LoadedPlan &plan, uint32_t rank) {
+  assert(rank < plan.shape.ranks);
+  PreparedRank prep;
+  prep.shape = plan.shape;
+  prep.rank = rank;
+  const Program &prog = plan.programs[rank];
+  const uint32_t n = static_cast<uint32_t>(prog.ops.size());
+  Sequences seqs = numberMessages(plan);
+  prep.tagStride = std::max<uint32_t>(1, seqs.longest);
+
+  prep.ops.resize(n);
+  for (uint32_t i = 0; i < n; ++i) {
+    const Op &op = prog.ops[i];
+    PreparedOp &po = prep.ops[i];
+    po.kind = op.kind;
+    po.order = op.order;
+    po.buf = op.buf;
+    po.src = op.src;
+    po.chunk = op.chunk;
+    po.srcChunk = op.srcChunk;
+    po.count = op.count;
+    po.peer = op.peer;
+    po.seq = seqs.seq[rank][i];
+    po.dst = op.hasDst ? op.dst : op.buf;
+    po.dstChunk = op.hasDst ? op.dstChunk : op.chunk;
+    if (isMessage(op.kind))
+      ++prep.messageOps;
+  }
+
+  // Dependencies (DESIGN.md): a step op waits for every op of the nearest
+  // lower step; an `after` op for the ops listed.
+  std::vector<std::vector<uint32_t>> preds(n);
+  std::vector<uint32_t> prevStep, curStep;
+  bool haveStep = false;
+  uint32_t curValue = 0;
+  for (uint32_t i = 0; i < n; ++i) {
+    const Op &op = prog.ops[i];
+    if (op.deps == DepKind::After) {
+      auto a = prog.afterOf(op);
+      preds[i].assign(a.begin(), a.end());
+    } else if (op.deps == DepKind::Step) {
+      if (!haveStep || op.step != curValue) {
+        prevStep = haveStep ? curStep : std::vector<uint32_t>{};
+        curStep.clear();
+        haveStep = true;
+        curValue = op.step;
+      }
+      preds[i] = prevStep;
+      curStep.push_back(i);
+    }
+  }
+  prep.predCount.resize(n);
+  std::vector<uint32_t> count(n + 1, 0);
+  for (uint32_t i = 0; i < n; ++i) {
+    prep.predCount[i] = static_cast<uint32_t>(preds[i].size());
+    for (uint32_t d : preds[i])
+      ++count[d];
+  }
+  prep.succBegin.assign(n + 1, 0);
+  for (uint32_t i = 0; i < n; ++i)
+    prep.succBegin[i + 1] = prep.succBegin[i] + count[i];
+  prep.succ.resize(prep.succBegin[n]);
+  std::vector<uint32_t> fill(prep.succBegin.begin(), prep.succBegin.end() - 1);
+  for (uint32_t i = 0; i < n; ++i)
+    for (uint32_t d : preds[i])
+      prep.succ[fill[d]++] = i;
+
+  if (plan.shape.scratch > 0)
+    traceTmpChunks(plan, seqs, prep);
+  return prep;
+}
+
+} // namespace collc::rt
