@@ -62,6 +62,10 @@ bool writesDest(OpKind k) { return k != OpKind::Send; }
 bool readsDest(OpKind k) {
   return k == OpKind::Send || k == OpKind::RecvReduce || k == OpKind::Reduce;
 }
+/// Where an op's result goes: dst in the three-address form of recv_reduce
+/// and reduce (buf is then only read), else buf.
+Buffer resultBuf(const Op &op) { return op.hasDst ? op.dst : op.buf; }
+uint32_t resultChunk(const Op &op) { return op.hasDst ? op.dstChunk : op.chunk; }
 
 bool combinesValues(Collective c) {
   return c == Collective::Allreduce || c == Collective::Reduce ||
@@ -303,6 +307,17 @@ std::optional<Failure> Interpreter::checkStructure() {
             op.chunk < op.srcChunk + op.count)
           return fail(RefErrorKind::Invalid, r, i, "source overlaps destination");
       }
+      if (op.hasDst) {
+        if (!combines(op.kind))
+          return fail(RefErrorKind::Invalid, r, i, "only recv_reduce and reduce take a dst");
+        if (auto f = range(op.dst, op.dstChunk, "dst"))
+          return f;
+        auto overlaps = [&](Buffer b, uint32_t c) {
+          return op.dst == b && op.dstChunk < c + op.count && c < op.dstChunk + op.count;
+        };
+        if (overlaps(op.buf, op.chunk) || (hasSource(op.kind) && overlaps(op.src, op.srcChunk)))
+          return fail(RefErrorKind::Invalid, r, i, "dst overlaps an operand");
+      }
       if (combines(op.kind) && !combinesValues(s.collective))
         return fail(RefErrorKind::Invalid, r, i,
                     llvm::formatv("{0} does not combine values", ir::name(s.collective)).str());
@@ -387,7 +402,7 @@ std::optional<Failure> Interpreter::checkInputWrites() const {
   for (uint32_t r = 0; r < shape_.ranks; ++r) {
     const auto &ops = plan_.programs[r].ops;
     for (uint32_t i = 0; i < ops.size(); ++i)
-      if (writesDest(ops[i].kind) && ops[i].buf == Buffer::In)
+      if (writesDest(ops[i].kind) && resultBuf(ops[i]) == Buffer::In)
         return fail(RefErrorKind::InputWrite, r, i, "writes the read-only in buffer");
   }
   return std::nullopt;
@@ -451,7 +466,7 @@ std::optional<Failure> Interpreter::checkRaces() const {
       if (readsDest(op.kind))
         reads[i].push_back(dest);
       if (writesDest(op.kind))
-        writes[i].push_back(dest);
+        writes[i].push_back(extent(r, resultBuf(op), resultChunk(op), op.count));
       if (hasSource(op.kind))
         reads[i].push_back(extent(r, op.src, op.srcChunk, op.count));
     }
@@ -506,7 +521,7 @@ std::optional<Failure> Interpreter::executeLocal(uint32_t r, uint32_t i) {
     Value v = op.kind == OpKind::Copy         ? src[k]
               : op.order == ir::Order::BufFirst ? combine(dst[k], src[k])
                                                 : combine(src[k], dst[k]);
-    at(r, op.buf, op.chunk + k) = std::move(v);
+    at(r, resultBuf(op), resultChunk(op) + k) = std::move(v);
   }
   return std::nullopt;
 }
@@ -525,16 +540,17 @@ std::optional<Failure> Interpreter::transfer(uint32_t sr, uint32_t si, uint32_t 
     payload[k] = *v;
   }
   for (uint32_t k = 0; k < rv.count; ++k) {
-    Slot &d = at(rr, rv.buf, rv.chunk + k);
     if (rv.kind == OpKind::Recv) {
-      d = std::move(payload[k]);
+      at(rr, rv.buf, rv.chunk + k) = std::move(payload[k]);
       continue;
     }
+    const Slot &d = at(rr, rv.buf, rv.chunk + k);
     if (!d)
       return fail(RefErrorKind::Uninitialized, rr, ri,
                   "combines into " + ir::describe(ir::Slots{rv.buf, rv.chunk + k, 1}) +
                       ", which is undefined");
-    d = rv.order == ir::Order::BufFirst ? combine(*d, payload[k]) : combine(payload[k], *d);
+    Value v = rv.order == ir::Order::BufFirst ? combine(*d, payload[k]) : combine(payload[k], *d);
+    at(rr, resultBuf(rv), resultChunk(rv) + k) = std::move(v);
   }
   return std::nullopt;
 }

@@ -23,6 +23,8 @@
 // send a→b matches the k-th recv/recv_reduce from a at b. In and out are one
 // memory when `aliasInOut` is set (MPI_IN_PLACE): in slot c is out slot c,
 // and for allgather in slot i of rank r is out slot r·C/p + i.
+// Three-address recv_reduce and reduce (ir/Plan.h `hasDst`) read buf and
+// write their result to dst.
 //
 // Checks, in this order, stopping at the first failure:
 //  1. invalid  — malformed shape or op (missing buffer, slots out of range,

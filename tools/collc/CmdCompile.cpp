@@ -1,8 +1,10 @@
 // tools/collc/CmdCompile.cpp: `collc compile` — verify a plan and lower it to .cplan.
 #include "tools/collc/Commands.h"
+#include "tools/collc/PipelineFlags.h"
 
 #include "compiler/Lower.h"
 #include "compiler/Verifier.h"
+#include "compiler/passes/Pipeline.h"
 #include "ir/PlanIO.h"
 #include "runtime/bytecode/Loader.h"
 
@@ -25,32 +27,23 @@ cl::opt<std::string> input(cl::Positional, cl::Required, cl::desc("FILE.yaml|-")
 cl::opt<std::string> output("o", cl::Required, cl::desc("Output file (.cplan; - = stdout)"),
                             cl::value_desc("FILE"), cl::sub(CompileCommand()),
                             cl::cat(category()));
-cl::opt<unsigned> optLevel("O", cl::Prefix, cl::desc("Optimization level 0..2 (default 2)"),
-                           cl::value_desc("N"), cl::init(2), cl::sub(CompileCommand()),
-                           cl::cat(category()));
 cl::opt<bool> stats("stats",
                     cl::desc("Print key: value statistics of the plan and its bytecode"),
                     cl::sub(CompileCommand()), cl::cat(category()));
 cl::opt<bool> noVerify("no-verify", cl::desc("Compile even a plan that does not verify"),
                        cl::sub(CompileCommand()), cl::cat(category()));
 
-/// The pass pipeline. No passes exist yet, so every level leaves the plan as
-/// it is; when passes arrive they run here, between the two verifications.
-void optimize(ir::Plan &plan, unsigned level) { (void)plan, (void)level; }
 } // namespace
 
 int runCompile() {
-  if (optLevel > 2)
-    return reportMisuse(llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                                "-O%u: optimization level must be 0, 1 or 2",
-                                                unsigned(optLevel)));
+  llvm::Expected<compiler::PipelineOptions> opts = pipelineOptionsFromFlags();
+  if (!opts)
+    return reportMisuse(opts.takeError());
   llvm::Expected<ir::Plan> plan = ir::readPlanFile(input);
   if (!plan)
     return reportMisuse(plan.takeError());
   const llvm::StringRef inName = input == "-" ? llvm::StringRef("<stdin>") : input;
 
-  compiler::PlanStats planStats;
-  planStats.ops = plan->numOps();
   if (!noVerify) {
     compiler::VerifyResult result = compiler::verify(*plan);
     if (!result.proven()) {
@@ -64,11 +57,18 @@ int runCompile() {
                    << "; --no-verify compiles it anyway)\n";
       return Refused;
     }
-    planStats = result.stats;
   }
 
-  optimize(*plan, optLevel);
-  // After the pipeline: verify again here once passes can change the plan.
+  // The pass pipeline proves its input and every pass's result again
+  // (--no-verify-each skips that; --no-verify runs the passes unchecked).
+  if (noVerify)
+    opts->verifyEach = false;
+  llvm::Expected<ir::Plan> optimized = compiler::optimize(std::move(*plan), *opts);
+  if (!optimized) {
+    llvm::errs() << "collc: " << llvm::toString(optimized.takeError()) << '\n';
+    return Refused;
+  }
+  plan = std::move(*optimized);
 
   std::vector<uint8_t> bytes = compiler::lower(*plan);
   // The loader is the last word on what may run: never write a file it refuses
@@ -82,11 +82,10 @@ int runCompile() {
                                            bytes.size())))
     return Misuse;
   if (stats) {
+    // Statistics of the plan written (the verifier computes them).
     llvm::raw_ostream &os = llvm::outs();
-    if (noVerify)
-      os << "ops: " << planStats.ops << '\n';
-    else
-      compiler::printStats(planStats, os);
+    compiler::PlanStats planStats = compiler::verify(*plan).stats;
+    compiler::printStats(planStats, os);
     os << "bytes: " << bytes.size() << '\n';
     os << llvm::formatv("bytes-per-op: {0:F2}\n",
                         planStats.ops ? double(bytes.size()) / double(planStats.ops) : 0.0);

@@ -55,6 +55,7 @@ int main(int argc, char **argv) {
       {&VerifyCommand(), runVerify},
       {&CompileCommand(), runCompile},
       {&DisasmCommand(), runDisasm},
+      {&OptCommand(), runOpt},
   };
   llvm::cl::SetVersionPrinter(
       [](llvm::raw_ostream &os) { os << "collc " COLLC_VERSION " (plan format collc-plan/1)\n"; });
@@ -64,7 +65,8 @@ int main(int argc, char **argv) {
           "collc: compile, verify and inspect MPI collective-communication plans\n\n"
           "  collc list                         algorithms and their properties\n"
           "  collc gen ALG --collective C --ranks P [--root R] [-o FILE]\n"
-          "  collc verify FILE|- [--noncommutative] [--stats]\n"
+          "  collc verify FILE|- [--noncommutative] [--require-identical] [--max-errors N] [--stats]\n"
+          "  collc opt FILE|- [-O0|-O1|-O2] [--passes=a,b] [-o FILE] [--print-after-all] [--stats]\n"
           "  collc compile FILE|- -o FILE.cplan [-O0|-O1|-O2] [--stats] [--no-verify]\n"
           "  collc disasm FILE.cplan [-o FILE.yaml]\n\n"
           "Run 'collc COMMAND --help' for a command's options.\n",

@@ -1,0 +1,287 @@
+// compiler/passes/Analysis.cpp: layout, accesses, dependency lists and message pairing.
+#include "compiler/passes/Analysis.h"
+
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/STLExtras.h"
+
+#include <algorithm>
+
+namespace collc::compiler {
+
+// --- memory layout ---------------------------------------------------------------
+
+Layout::Layout(const ir::Shape &shape, uint32_t rank) {
+  for (ir::Buffer b : {ir::Buffer::In, ir::Buffer::Out, ir::Buffer::Tmp})
+    size_[int(b)] = ir::bufferSlots(shape, rank, b).value_or(0);
+  aliased_ = shape.inPlace && ir::bufferSlots(shape, rank, ir::Buffer::In) &&
+             ir::bufferSlots(shape, rank, ir::Buffer::Out);
+  if (aliased_ && shape.collective == ir::Collective::Allgather)
+    aliasOffset_ = rank * (shape.chunks / shape.ranks);
+}
+
+Place Layout::place(const ir::Slots &s) const {
+  if (s.buf == ir::Buffer::In && aliased_)
+    return {1, s.chunk + aliasOffset_, s.end() + aliasOffset_};
+  return {uint8_t(s.buf), s.chunk, s.end()};
+}
+
+Accesses accessesOf(const ir::Op &op) {
+  Accesses a;
+  switch (op.kind) {
+  case ir::OpKind::Send:
+    a.reads.push_back(op.slots());
+    break;
+  case ir::OpKind::Recv:
+    a.write = op.slots();
+    break;
+  case ir::OpKind::RecvReduce:
+    a.reads.push_back(op.slots());
+    a.write = op.dstSlots();
+    break;
+  case ir::OpKind::Reduce:
+    a.reads.push_back(op.srcSlots());
+    a.reads.push_back(op.slots());
+    a.write = op.dstSlots();
+    break;
+  case ir::OpKind::Copy:
+    a.reads.push_back(op.srcSlots());
+    a.write = op.slots();
+    break;
+  }
+  return a;
+}
+
+void normalize(ir::Op &op) {
+  if (!ir::hasSrc(op.kind)) {
+    op.src = ir::Buffer::In;
+    op.srcChunk = 0;
+  }
+  if (!ir::hasOrder(op.kind))
+    op.order = ir::Order::OtherFirst;
+  if (!ir::allowsDst(op.kind) || !op.hasDst) {
+    op.hasDst = false;
+    op.dst = ir::Buffer::Out;
+    op.dstChunk = 0;
+  }
+  if (!ir::isMessage(op.kind))
+    op.peer = 0;
+  switch (op.deps) {
+  case ir::DepKind::None:
+    op.step = 0;
+    op.after.clear();
+    break;
+  case ir::DepKind::Step:
+    op.after.clear();
+    break;
+  case ir::DepKind::After:
+    op.step = 0;
+    break;
+  }
+}
+
+// --- dependencies -----------------------------------------------------------------
+
+DepLists explicitDeps(llvm::ArrayRef<ir::Op> ops) {
+  ir::DepGraph g(ops);
+  DepLists deps(ops.size());
+  for (uint32_t i = 0; i < ops.size(); ++i) {
+    deps[i].assign(g.preds(i).begin(), g.preds(i).end());
+    llvm::sort(deps[i]);
+    deps[i].erase(std::unique(deps[i].begin(), deps[i].end()), deps[i].end());
+  }
+  return deps;
+}
+
+bool writeDeps(llvm::MutableArrayRef<ir::Op> ops, const DepLists &deps) {
+  bool changed = false;
+  for (uint32_t i = 0; i < ops.size(); ++i) {
+    ir::Op &op = ops[i];
+    ir::Op before = op;
+    if (deps[i].empty()) {
+      op.deps = ir::DepKind::None;
+      op.after.clear();
+    } else {
+      op.deps = ir::DepKind::After;
+      op.after.assign(deps[i].begin(), deps[i].end());
+    }
+    op.step = 0;
+    changed |= !(op == before);
+  }
+  return changed;
+}
+
+Ancestry::Ancestry(const DepLists &deps) : anc_(deps.size()) {
+  const uint32_t n = static_cast<uint32_t>(deps.size());
+  for (uint32_t i = 0; i < n; ++i) {
+    anc_[i].resize(n);
+    for (uint32_t p : deps[i]) {
+      anc_[i] |= anc_[p];
+      anc_[i].set(p);
+    }
+  }
+}
+
+void reduceTransitively(DepLists &deps) {
+  const uint32_t n = static_cast<uint32_t>(deps.size());
+  std::vector<llvm::BitVector> anc(n);
+  llvm::SmallVector<uint32_t, 8> kept;
+  for (uint32_t i = 0; i < n; ++i) {
+    auto &d = deps[i];
+    llvm::sort(d);
+    d.erase(std::unique(d.begin(), d.end()), d.end());
+    anc[i].resize(n);
+    kept.clear();
+    // Highest first: an op implied by another candidate is an ancestor of a
+    // higher one, so it is already in the set when its turn comes.
+    for (auto it = d.rbegin(); it != d.rend(); ++it) {
+      if (anc[i].test(*it))
+        continue;
+      kept.push_back(*it);
+      anc[i] |= anc[*it];
+      anc[i].set(*it);
+    }
+    d.assign(kept.rbegin(), kept.rend());
+  }
+}
+
+DepLists dataDeps(const ir::Shape &shape, uint32_t rank, llvm::ArrayRef<ir::Op> ops) {
+  const Layout layout(shape, rank);
+  struct SlotState {
+    int64_t writer = -1;
+    llvm::SmallVector<uint32_t, 2> readers;
+  };
+  std::vector<SlotState> slots[3];
+  for (uint8_t s = 0; s < 3; ++s)
+    slots[s].resize(layout.spaceSize(s));
+  DepLists deps(ops.size());
+  for (uint32_t i = 0; i < ops.size(); ++i) {
+    const Accesses a = accessesOf(ops[i]);
+    auto &d = deps[i];
+    auto each = [&](const ir::Slots &s, auto fn) {
+      Place p = layout.place(s);
+      auto &vec = slots[p.space];
+      for (uint32_t x = p.begin; x < p.end && x < vec.size(); ++x)
+        fn(vec[x]);
+    };
+    for (const ir::Slots &r : a.reads)
+      each(r, [&](SlotState &st) {
+        if (st.writer >= 0)
+          d.push_back(uint32_t(st.writer));
+      });
+    if (a.write)
+      each(*a.write, [&](SlotState &st) {
+        if (st.writer >= 0)
+          d.push_back(uint32_t(st.writer));
+        for (uint32_t r : st.readers)
+          if (r != i)
+            d.push_back(r);
+      });
+    for (const ir::Slots &r : a.reads)
+      each(r, [&](SlotState &st) {
+        if (st.readers.empty() || st.readers.back() != i)
+          st.readers.push_back(i);
+      });
+    if (a.write)
+      each(*a.write, [&](SlotState &st) {
+        st.writer = i;
+        st.readers.clear();
+      });
+  }
+  reduceTransitively(deps);
+  return deps;
+}
+
+void eraseOps(ir::Program &prog, DepLists deps, const std::vector<bool> &keep) {
+  const uint32_t n = static_cast<uint32_t>(prog.ops.size());
+  std::vector<uint32_t> index(n, 0);
+  uint32_t next = 0;
+  for (uint32_t i = 0; i < n; ++i)
+    if (keep[i])
+      index[i] = next++;
+  // Resolve each op's dependencies to kept ops, through erased ones.
+  for (uint32_t i = 0; i < n; ++i) {
+    llvm::SmallVector<uint32_t, 4> res;
+    for (uint32_t p : deps[i]) {
+      if (keep[p])
+        res.push_back(p);
+      else
+        res.append(deps[p].begin(), deps[p].end()); // already resolved
+    }
+    llvm::sort(res);
+    res.erase(std::unique(res.begin(), res.end()), res.end());
+    deps[i] = std::move(res);
+  }
+  ir::Program out;
+  DepLists outDeps;
+  out.ops.reserve(next);
+  outDeps.reserve(next);
+  for (uint32_t i = 0; i < n; ++i) {
+    if (!keep[i])
+      continue;
+    out.ops.push_back(prog.ops[i]);
+    llvm::SmallVector<uint32_t, 4> d;
+    for (uint32_t p : deps[i])
+      d.push_back(index[p]);
+    outDeps.push_back(std::move(d));
+  }
+  reduceTransitively(outDeps);
+  writeDeps(out.ops, outDeps);
+  prog = std::move(out);
+}
+
+// --- messages ------------------------------------------------------------------------
+
+Messages::Messages(const ir::Plan &plan) {
+  const uint32_t p = static_cast<uint32_t>(plan.programs.size());
+  base_.assign(p + 1, 0);
+  for (uint32_t r = 0; r < p; ++r)
+    base_[r + 1] = base_[r] + static_cast<uint32_t>(plan.programs[r].ops.size());
+  partner_.assign(base_[p], MsgEnd{});
+  matched_.assign(base_[p], 0);
+  struct Channel {
+    std::vector<uint32_t> sends, recvs;
+  };
+  llvm::DenseMap<uint64_t, Channel> channels;
+  for (uint32_t r = 0; r < p; ++r) {
+    const auto &ops = plan.programs[r].ops;
+    for (uint32_t i = 0; i < ops.size(); ++i) {
+      const ir::Op &op = ops[i];
+      if (!ir::isMessage(op.kind) || op.peer >= p || op.peer == r)
+        continue;
+      if (op.kind == ir::OpKind::Send)
+        channels[(uint64_t(r) << 32) | op.peer].sends.push_back(i);
+      else
+        channels[(uint64_t(op.peer) << 32) | r].recvs.push_back(i);
+    }
+  }
+  for (auto &kv : channels) {
+    const uint32_t from = uint32_t(kv.first >> 32), to = uint32_t(kv.first);
+    const Channel &c = kv.second;
+    for (size_t k = 0; k < std::min(c.sends.size(), c.recvs.size()); ++k) {
+      const uint32_t s = base_[from] + c.sends[k], rv = base_[to] + c.recvs[k];
+      partner_[s] = {to, c.recvs[k]};
+      partner_[rv] = {from, c.sends[k]};
+      matched_[s] = matched_[rv] = 1;
+    }
+  }
+}
+
+std::optional<MsgEnd> Messages::partner(uint32_t rank, uint32_t op) const {
+  const uint32_t g = base_[rank] + op;
+  if (!matched_[g])
+    return std::nullopt;
+  return partner_[g];
+}
+
+bool outRequired(const ir::Shape &shape, uint32_t rank) {
+  switch (shape.collective) {
+  case ir::Collective::Reduce:
+    return rank == shape.root;
+  case ir::Collective::Exscan:
+    return rank >= 1;
+  default:
+    return true;
+  }
+}
+
+} // namespace collc::compiler

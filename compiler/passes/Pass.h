@@ -1,0 +1,50 @@
+// compiler/passes/Pass.h: the interface of a plan-to-plan pass and the factories.
+//
+// A pass rewrites a proven plan into one that computes the same collective
+// and must be proven again: the pass manager (PassManager.h) runs the
+// verifier after it. Passes are deterministic (same plan, same result) and,
+// where a rewrite cannot be shown safe from the plan alone, skip it.
+// Each pass's file opens with what it preserves.
+#ifndef COLLC_COMPILER_PASSES_PASS_H
+#define COLLC_COMPILER_PASSES_PASS_H
+
+#include "ir/Plan.h"
+
+#include <memory>
+
+namespace collc::compiler {
+
+/// A plan-to-plan rewrite.
+class Pass {
+public:
+  virtual ~Pass() = default;
+  /// The name `--passes` and `--print-after-all` use ("relax-deps").
+  virtual llvm::StringRef name() const = 0;
+  /// Rewrites `plan` in place and returns true when it changed anything.
+  /// Precondition: `plan` is proven (passes rely on race freedom and on
+  /// message matching); a well-formed plan that is not must not crash it.
+  virtual bool run(ir::Plan &plan) = 0;
+};
+
+/// Removes ops whose results cannot reach a required output (`dce`).
+std::unique_ptr<Pass> createDeadOpElimination();
+/// Folds copies away: readers of a copy read its source, two-address combines
+/// of the copy become three-address, producers write the copy's destination,
+/// receives into scratch combine on arrival (`copy-elim`).
+std::unique_ptr<Pass> createCopyElimination();
+/// Replaces step barriers by the exact data dependencies (`relax-deps`).
+std::unique_ptr<Pass> createDependencyRelaxation();
+/// Merges messages between the same pair of ranks that are ready together
+/// and cover adjacent slots at both ends (`coalesce`).
+std::unique_ptr<Pass> createMessageCoalescing();
+/// Splits every op into `segments` pieces over `segments` times as many
+/// chunks, with exact dependencies per piece (`pipeline`). Precondition:
+/// segments >= 1 (1 leaves the plan as it is).
+std::unique_ptr<Pass> createPipelining(uint32_t segments);
+/// Reuses tmp slots whose lifetimes are already ordered, minimizing
+/// `scratch` (`compact-scratch`).
+std::unique_ptr<Pass> createScratchCompaction();
+
+} // namespace collc::compiler
+
+#endif // COLLC_COMPILER_PASSES_PASS_H

@@ -1,0 +1,48 @@
+// compiler/passes/PassManager.h: runs passes in order, proving the plan after each.
+//
+// Translation validation: with `verifyEach` the input is verified first and
+// again after every pass, with the same guarantees (a plan whose ranks all
+// compute the same reduction tree must keep doing so). The first pass whose
+// result does not verify stops the run with an llvm::Error naming the pass
+// and carrying the verifier's diagnostics, so a miscompile is never silent.
+#ifndef COLLC_COMPILER_PASSES_PASSMANAGER_H
+#define COLLC_COMPILER_PASSES_PASSMANAGER_H
+
+#include "compiler/Verifier.h"
+#include "compiler/passes/Pass.h"
+
+#include "llvm/Support/Error.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <vector>
+
+namespace collc::compiler {
+
+struct PassManagerOptions {
+  /// Verify the input and the result of every pass (on by default).
+  bool verifyEach = true;
+  /// When set, print the plan (format v1) after every pass that changed it,
+  /// preceded by `# *** after <pass> ***`.
+  llvm::raw_ostream *printAfterAll = nullptr;
+};
+
+/// An ordered list of passes.
+class PassManager {
+public:
+  explicit PassManager(PassManagerOptions opts = {}) : opts_(opts) {}
+
+  void add(std::unique_ptr<Pass> pass) { passes_.push_back(std::move(pass)); }
+  size_t size() const { return passes_.size(); }
+
+  /// Runs every pass on `plan`. Fails when the input does not verify or a
+  /// pass breaks it (verifyEach); `plan` then holds the last proven version.
+  llvm::Error run(ir::Plan &plan);
+
+private:
+  PassManagerOptions opts_;
+  std::vector<std::unique_ptr<Pass>> passes_;
+};
+
+} // namespace collc::compiler
+
+#endif // COLLC_COMPILER_PASSES_PASSMANAGER_H

@@ -1,0 +1,55 @@
+// tests/passes/PassTestSupport.h: helpers shared by the pass tests.
+#ifndef COLLC_TESTS_PASSES_PASSTESTSUPPORT_H
+#define COLLC_TESTS_PASSES_PASSTESTSUPPORT_H
+
+#include "compiler/Verifier.h"
+#include "compiler/passes/Pass.h"
+#include "ir/PlanIO.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+namespace collc::test {
+
+/// Parses plan text; a parse error fails the test.
+inline ir::Plan parse(const std::string &text) {
+  llvm::Expected<ir::Plan> plan = ir::parsePlan(text, "test.yaml");
+  if (!plan) {
+    ADD_FAILURE() << llvm::toString(plan.takeError());
+    return ir::Plan{};
+  }
+  return std::move(*plan);
+}
+
+/// The first few diagnostics of a verification, for failure messages.
+inline std::string firstErrors(const compiler::VerifyResult &r, size_t n = 3) {
+  std::string s;
+  for (size_t i = 0; i < r.diagnostics.size() && i < n; ++i)
+    s += compiler::toString(r.diagnostics[i]) + "\n";
+  return s;
+}
+
+/// Runs `pass` on the plan `input` and returns the canonical text of the
+/// result; also checks that the result verifies and that a second run
+/// changes nothing... unless `idempotent` is false.
+inline std::string runPass(compiler::Pass &pass, const std::string &input, bool *changed = nullptr,
+                           bool idempotent = true) {
+  ir::Plan plan = parse(input);
+  bool c = pass.run(plan);
+  if (changed)
+    *changed = c;
+  compiler::VerifyResult r = compiler::verify(plan);
+  EXPECT_TRUE(r.proven()) << pass.name().str() << " result does not verify:\n"
+                          << firstErrors(r) << ir::printPlan(plan);
+  if (idempotent) {
+    ir::Plan again = plan;
+    pass.run(again);
+    EXPECT_EQ(ir::printPlan(again), ir::printPlan(plan)) << pass.name().str() << " is not idempotent";
+  }
+  return ir::printPlan(plan);
+}
+
+} // namespace collc::test
+
+#endif // COLLC_TESTS_PASSES_PASSTESTSUPPORT_H
