@@ -49,9 +49,19 @@ void encodeOp(const Program &prog, uint32_t index, uint32_t rank, uint32_t ranks
   }
   case DepKind::After: {
     assert(op.afterCount < (1u << 31) && "after list too long to encode");
+    assert(op.afterCount < (1u << 29) && "after list too long to encode");
     first |= uint8_t(DepForm::Explicit) << depShift;
-    appendLeb128(depBytes, 2 * op.afterCount + 1); // odd word
-    for (uint32_t dep : prog.afterOf(op)) {
+    auto deps = prog.afterOf(op);
+    if (deps.size() == 1) { // word 4(b - 1) + 1: the one back-reference b inside the word
+      assert(deps[0] < index && "after entry not earlier than its op");
+      const uint32_t back = index - deps[0];
+      if (back <= (1u << 30)) {
+        appendLeb128(depBytes, 4 * (back - 1) + 1);
+        break;
+      }
+    }
+    appendLeb128(depBytes, 4 * op.afterCount + 3); // word 4n + 3, then n back-references
+    for (uint32_t dep : deps) {
       assert(dep < index && "after entry not earlier than its op");
       appendLeb128(depBytes, index - dep);
     }

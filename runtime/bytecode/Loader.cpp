@@ -413,15 +413,26 @@ private:
         COLLC_RT_TRY(stepDelta(op, word / 2 + 1, wordAt));
         break;
       }
-      const uint32_t n = word / 2; // after list of n back-references
+      op.deps = DepKind::After;
+      op.afterBegin = static_cast<uint32_t>(prog.after.size());
+      if (marks_.empty())
+        marks_.assign(prog.ops.capacity(), UINT32_MAX);
+      if (word % 4 == 1) { // one back-reference, (word - 1)/4 + 1, inside the word
+        const uint32_t back = word / 4 + 1;
+        if (back > index)
+          return invalid(wordAt, "after: back-reference " + num(back) +
+                                     " reaches before the first op (op index " + num(index) +
+                                     ")");
+        op.afterCount = 1;
+        marks_[index - back] = index;
+        prog.after.push_back(index - back);
+        break;
+      }
+      const uint32_t n = word / 4; // word 4n + 3: a list of n back-references follows
       if (n > end_ - pos_)
         return malformed(wordAt, "after list of " + num(n) +
                                      " entries runs past the end of the section");
-      op.deps = DepKind::After;
-      op.afterBegin = static_cast<uint32_t>(prog.after.size());
       op.afterCount = n;
-      if (n > 0 && marks_.empty())
-        marks_.assign(prog.ops.capacity(), UINT32_MAX);
       for (uint32_t k = 0; k < n; ++k) {
         const size_t refAt = pos_;
         uint32_t back = 0;

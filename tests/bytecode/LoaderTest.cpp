@@ -131,8 +131,8 @@ TEST(Loader, AcceptsMinimalPlan) {
 TEST(Loader, DecodesEveryFieldExplicitly) {
   // Op 0: copy out[0..2) from in[0..2): 0x06, chunk word 0x01 (chunk 0, N), count 2.
   // Op 1: reduce.bf tmp[0] from out[1], after [0]: 0xb5 mode 0x16 (buf tmp, src out, S)
-  //       word 3 (odd: one entry), back 1, chunk word 0, src_chunk 1.
-  RawFile f = oneRank({0x06, 0x01, 0x02, 0xb5, 0x16, 0x03, 0x01, 0x00, 0x01}, 2);
+  //       word 1 (one entry, back 1, folded into the word), chunk word 0, src_chunk 1.
+  RawFile f = oneRank({0x06, 0x01, 0x02, 0xb5, 0x16, 0x01, 0x00, 0x01}, 2);
   LoadedPlan p = loadOk(f.bytes());
   ASSERT_EQ(p.programs[0].ops.size(), 2u);
   const Op &c = p.programs[0].ops[0];
@@ -185,7 +185,7 @@ TEST(Loader, DecodesRelativeAndAbsolutePeers) {
 }
 
 TEST(Loader, EncodeOfLoadedPlanRoundTrips) {
-  RawFile f = oneRank({0x06, 0x01, 0x02, 0xb5, 0x16, 0x03, 0x01, 0x00, 0x01}, 2);
+  RawFile f = oneRank({0x06, 0x01, 0x02, 0xb5, 0x16, 0x01, 0x00, 0x01}, 2);
   LoadedPlan p = loadOk(f.bytes());
   EXPECT_EQ(encode(p), f.bytes());
 }
@@ -561,21 +561,28 @@ TEST(Loader, RejectsDestinationOverlappingAnOperand) {
 // --- dependencies ----------------------------------------------------------------------
 
 TEST(Loader, RejectsAfterNamingItself) {
-  RawFile f = oneRank({0x06, 0x00, 0x36, 0x03, 0x00, 0x02}, 2);
+  RawFile f = oneRank({0x06, 0x00, 0x36, 0x07, 0x00, 0x02}, 2); // list form, n = 1
   EXPECT_EQ(refuse(f.bytes(), ErrorCode::Invalid),
             at(op0(f) + 4) + "rank 0 op 1: after: back-reference 0 names the op itself (op "
                              "index 1)");
 }
 
 TEST(Loader, RejectsAfterBeforeFirstOp) {
-  RawFile f = oneRank({0x06, 0x00, 0x36, 0x03, 0x02, 0x02}, 2);
+  RawFile f = oneRank({0x06, 0x00, 0x36, 0x07, 0x02, 0x02}, 2);
   EXPECT_EQ(refuse(f.bytes(), ErrorCode::Invalid),
             at(op0(f) + 4) + "rank 0 op 1: after: back-reference 2 reaches before the first "
                              "op (op index 1)");
 }
 
+TEST(Loader, RejectsAFoldedBackReferenceBeforeTheFirstOp) {
+  RawFile f = oneRank({0x06, 0x00, 0x36, 0x05, 0x02}, 2); // word 5: back 2 from op 1
+  EXPECT_EQ(refuse(f.bytes(), ErrorCode::Invalid),
+            at(op0(f) + 3) + "rank 0 op 1: after: back-reference 2 reaches before the first "
+                             "op (op index 1)");
+}
+
 TEST(Loader, RejectsAfterListedTwice) {
-  RawFile f = oneRank({0x06, 0x00, 0x06, 0x02, 0x36, 0x05, 0x02, 0x02, 0x04}, 3);
+  RawFile f = oneRank({0x06, 0x00, 0x06, 0x02, 0x36, 0x0b, 0x02, 0x02, 0x04}, 3);
   EXPECT_EQ(refuse(f.bytes(), ErrorCode::Invalid),
             at(op0(f) + 7) + "rank 0 op 2: after: op 0 is listed twice");
 }
@@ -583,7 +590,7 @@ TEST(Loader, RejectsAfterListedTwice) {
 TEST(Loader, RejectsAfterListPastTheSection) {
   RawFile f = oneRank({0x36, 0x7f, 0x00});
   EXPECT_EQ(refuse(f.bytes(), ErrorCode::Malformed),
-            at(op0(f) + 1) + "rank 0 op 0: after list of 63 entries runs past the end of "
+            at(op0(f) + 1) + "rank 0 op 0: after list of 31 entries runs past the end of "
                              "the section");
 }
 
