@@ -11,6 +11,7 @@
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/MemoryBuffer.h"
 
+#include <yaml-cpp/depthguard.h>
 #include <yaml-cpp/yaml.h>
 
 #include <map>
@@ -310,6 +311,13 @@ llvm::Expected<Plan> parsePlan(llvm::StringRef text, llvm::StringRef fileName) {
     return Reader(fileName).read(root);
   } catch (const ReadFailure &f) {
     return llvm::createStringError(llvm::inconvertibleErrorCode(), f.message);
+  } catch (const YAML::DeepRecursion &e) {
+    return llvm::createStringError(
+        llvm::inconvertibleErrorCode(),
+        llvm::formatv("{0}:{1}:{2}: syntax: collections nested too deeply (more than {3} "
+                      "levels)",
+                      fileName, e.mark.line + 1, e.mark.column + 1, e.depth())
+            .str());
   } catch (const YAML::Exception &e) {
     return llvm::createStringError(llvm::inconvertibleErrorCode(),
                                    llvm::formatv("{0}:{1}:{2}: syntax: {3}", fileName,
