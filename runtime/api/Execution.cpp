@@ -5,6 +5,7 @@
 #include "runtime/kernels/MpiTypes.h"
 #include "runtime/mpi/MpiTransport.h"
 
+#include <atomic>
 #include <climits>
 #include <cstring>
 #include <mutex>
@@ -28,7 +29,9 @@ struct CommState {
   MPI_Comm dup = MPI_COMM_NULL; ///< private: only collc's messages
   int tagUb = 32767;
   uint64_t executions = 0; ///< started so far; equal on all ranks
-  uint64_t inFlight = 0;
+  /// Atomic: a request may complete on another thread than the one starting
+  /// the next (the interposer progresses requests from Open MPI's progress engine).
+  std::atomic<uint64_t> inFlight{0};
 };
 
 int deleteCommState(MPI_Comm, int, void *attr, void *) {
@@ -124,6 +127,11 @@ void userCombine(const void *ctx, const void *a, const void *b, void *dst, size_
 
 namespace collc::rt {
 
+Status prepareComm(MPI_Comm comm) {
+  CommState *s = nullptr;
+  return commState(comm, s);
+}
+
 Status analyzeCall(const Shape &shape, bool planInPlace, const Call &call, CallPlan &how) {
   if (call.comm == MPI_COMM_NULL)
     return argError("the communicator is MPI_COMM_NULL");
@@ -162,19 +170,30 @@ Status analyzeCall(const Shape &shape, bool planInPlace, const Call &call, CallP
     return argError("a null buffer with count " + std::to_string(call.count));
   how.copyInput = how.inPlace && !planInPlace;
 
-  // Datatype: contiguous, so chunks are runs of whole elements.
+  // Datatype: contiguous, so chunks are runs of whole elements. A predefined
+  // type is laid out as its C type, padding included: the MAXLOC/MINLOC pairs
+  // MPI_DOUBLE_INT, MPI_LONG_INT, MPI_SHORT_INT and MPI_LONG_DOUBLE_INT have
+  // size < extent (12 and 16 for MPI_DOUBLE_INT), which the kernels, memcpy
+  // of whole elements and MPI messages of the type all handle; only derived
+  // types must have no gaps.
+  std::optional<ElemType> builtinType = elemTypeOf(call.type);
   int size = 0;
   MPI_Aint lb = 0, extent = 0, tlb = 0, textent = 0;
   MPI_Type_size(call.type, &size);
   MPI_Type_get_extent(call.type, &lb, &extent);
   MPI_Type_get_true_extent(call.type, &tlb, &textent);
-  if (size <= 0 || lb != 0 || tlb != 0 || extent != MPI_Aint(size) || textent != extent)
+  const bool cLayout = builtinType && size_t(extent) == elemSize(*builtinType);
+  if (size <= 0 || lb != 0 || tlb != 0 ||
+      (!cLayout && (extent != MPI_Aint(size) || textent != extent)))
     return unsupported("the datatype is not contiguous (size " + std::to_string(size) +
                        ", extent " + std::to_string(extent) + ")");
-  how.extent = size_t(size);
+  how.extent = size_t(extent);
 
   // Operation: collc's kernel for predefined (op, type) pairs MPI defines,
-  // MPI_Reduce_local for user operations and derived types.
+  // MPI_Reduce_local for user operations (on any contiguous type). MPI
+  // defines the predefined operations on predefined datatypes only, and
+  // Open MPI's MPI_Reduce_local aborts on a derived one (MPI_ERR_OP under
+  // MPI_ERRORS_ARE_FATAL), so that is refused here.
   int commutative = 1;
   MPI_Op_commutative(call.op, &commutative);
   how.commutativeOp = commutative != 0;
@@ -182,8 +201,15 @@ Status analyzeCall(const Shape &shape, bool planInPlace, const Call &call, CallP
     return unsupported("the plan needs a commutative operation, but the operation is not "
                        "commutative");
   std::optional<ReduceOp> builtinOp = reduceOpOf(call.op);
-  std::optional<ElemType> builtinType = elemTypeOf(call.type);
   how.kernel = nullptr;
+  if (builtinOp && !builtinType) {
+    int ints = 0, addrs = 0, types = 0, combiner = MPI_COMBINER_NAMED;
+    MPI_Type_get_envelope(call.type, &ints, &addrs, &types, &combiner);
+    return unsupported(combiner == MPI_COMBINER_NAMED
+                           ? "collc has no kernel for this predefined datatype"
+                           : "MPI defines " + std::string(reduceOpName(*builtinOp)) +
+                                 " on predefined datatypes only, not on a derived datatype");
+  }
   if (builtinOp && builtinType) {
     how.kernel = findMpiKernel(call.op, call.type);
     if (!how.kernel)

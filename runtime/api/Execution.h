@@ -51,6 +51,13 @@ struct CallPlan {
 /// caller may use native MPI instead), Mpi.
 Status analyzeCall(const Shape &shape, bool planInPlace, const Call &call, CallPlan &how);
 
+/// Makes the per-communicator state executions on `comm` use (a private
+/// duplicate, by MPI_Comm_dup: collective and blocking over `comm`) unless it
+/// exists; otherwise the first execution on `comm` makes it. The interposer
+/// calls this where blocking is safe (communicator creation, blocking calls),
+/// so that a non-blocking call never blocks on it.
+Status prepareComm(MPI_Comm comm);
+
 } // namespace collc::rt
 
 #endif // COLLC_RUNTIME_API_EXECUTION_H

@@ -80,7 +80,7 @@ Opcode opcodeFor(OpKind kind, Order order, bool hasDst = false);
 
 namespace format {
 inline constexpr uint8_t magic[4] = {0x7f, 'C', 'P', 'L'};
-inline constexpr uint8_t version = 1;
+inline constexpr uint8_t version = 2;
 
 // Fixed header.
 inline constexpr size_t offMagic = 0x0, offVersion = 0x4, offFlags = 0x5,

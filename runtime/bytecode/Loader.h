@@ -4,7 +4,7 @@
 // and where (`offset 0x1a3: rank 5 op 12: peer 9 out of range (ranks = 8)`);
 // never a crash, never undefined behaviour, and no allocation larger than a
 // small multiple of the input size. A plan the loader returns satisfies:
-//  - the header: magic, version 1, size field equal to the input size, CRC-32
+//  - the header: magic, version 2, size field equal to the input size, CRC-32
 //    over everything before it, no reserved flag or byte set, a known
 //    collective;
 //  - the shape rules of ir::checkShape: 1 <= ranks <= 2^20, 1 <= chunks <= 2^24,

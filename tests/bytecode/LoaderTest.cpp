@@ -24,7 +24,7 @@ std::string at(size_t offset) {
 /// A .cplan file written field by field, valid or not.
 struct RawFile {
   uint8_t magic[4] = {0x7f, 'C', 'P', 'L'};
-  uint8_t version = 1, flags = format::flagCommutative, collective = 0, reserved = 0;
+  uint8_t version = 2, flags = format::flagCommutative, collective = 0, reserved = 0;
   uint32_t ranks = 1, root = 0, chunks = 4, scratch = 2;
   std::vector<uint8_t> name = {'t'};
   /// Each rank's section: op count, then the ops.
@@ -212,12 +212,19 @@ TEST(Loader, RejectsWrongMagic) {
 
 TEST(Loader, RejectsFutureVersionNamingBoth) {
   RawFile f;
-  f.version = 2;
+  f.version = 3;
   EXPECT_EQ(refuse(f.bytes(), ErrorCode::Unsupported),
-            "offset 0x4: format version 2 is not supported: this loader reads version 1");
+            "offset 0x4: format version 3 is not supported: this loader reads version 2");
   // Even when the rest of a future file is unlike v1.
   EXPECT_EQ(refuse({0x7f, 'C', 'P', 'L', 7, 0xff}, ErrorCode::Unsupported),
-            "offset 0x4: format version 7 is not supported: this loader reads version 1");
+            "offset 0x4: format version 7 is not supported: this loader reads version 2");
+}
+
+TEST(Loader, RejectsTheOlderVersionWhoseDependencyWordsDiffer) {
+  RawFile f;
+  f.version = 1;
+  EXPECT_EQ(refuse(f.bytes(), ErrorCode::Unsupported),
+            "offset 0x4: format version 1 is not supported: this loader reads version 2");
 }
 
 TEST(Loader, RejectsTruncatedHeader) {
@@ -512,7 +519,7 @@ TEST(Loader, RejectsLeb128InHeaderPastTheEnd) {
   // A header LEB128 whose continuation runs into the checksum is cut at the
   // header's end: ranks 0x80 0x80 ... with nothing after.
   std::vector<uint8_t> b(format::magic, format::magic + 4);
-  b.insert(b.end(), {1, 1, 0, 0, 0, 0, 0, 0});
+  b.insert(b.end(), {format::version, 1, 0, 0, 0, 0, 0, 0});
   for (int i = 0; i < 10; ++i)
     b.push_back(0x80);
   b.insert(b.end(), {0, 0, 0, 0});

@@ -55,6 +55,7 @@ int main(int argc, char **argv) {
       {&VerifyCommand(), runVerify},
       {&CompileCommand(), runCompile},
       {&DisasmCommand(), runDisasm},
+      {&BundleCommand(), runBundle},
       {&OptCommand(), runOpt},
   };
   llvm::cl::SetVersionPrinter(
@@ -68,7 +69,8 @@ int main(int argc, char **argv) {
           "  collc verify FILE|- [--noncommutative] [--require-identical] [--max-errors N] [--stats]\n"
           "  collc opt FILE|- [-O0|-O1|-O2] [--passes=a,b] [-o FILE] [--print-after-all] [--stats]\n"
           "  collc compile FILE|- -o FILE.cplan [-O0|-O1|-O2] [--stats] [--no-verify]\n"
-          "  collc disasm FILE.cplan [-o FILE.yaml]\n\n"
+          "  collc disasm FILE.cplan [-o FILE.yaml]\n"
+          "  collc bundle FILE.cplan[@MIN-MAX]... -o FILE.cbundle | --list FILE.cbundle\n\n"
           "Run 'collc COMMAND --help' for a command's options.\n",
           &llvm::errs()))
     return Misuse;

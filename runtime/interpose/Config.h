@@ -1,0 +1,86 @@
+// runtime/interpose/Config.h: the interposer's settings, read from the
+// environment (docs/dropin.md): COLLC_ALGORITHM, COLLC_RULES, COLLC_PLAN_PATH,
+// COLLC_DEBUG, COLLC_STATS, COLLC_VERIFY.
+//
+// Parsing never fails: a bad value becomes one warning (in Config::warnings,
+// which the interposer prints once, on rank 0) and the variable's default.
+// A rules file is all or nothing — any error and none of its rules apply — so
+// a typo can never leave half a policy in force. MPI-free, LLVM-free.
+#ifndef COLLC_RUNTIME_INTERPOSE_CONFIG_H
+#define COLLC_RUNTIME_INTERPOSE_CONFIG_H
+
+#include "runtime/bytecode/Format.h"
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace collc::interpose {
+
+/// The collectives the interposer serves; MPI_Iallreduce / MPI_Ireduce count
+/// as allreduce / reduce for selection.
+enum class Coll : uint8_t { Allreduce, Reduce };
+inline constexpr unsigned numColls = 2;
+const char *name(Coll c);
+rt::Collective toRt(Coll c);
+
+/// The pseudo-algorithm that sends a call to native MPI.
+inline constexpr std::string_view nativeAlgorithm = "native";
+
+/// One line of a rules file: calls of `collective` on communicators of
+/// minRanks..maxRanks ranks (inclusive) moving [minBytes, maxBytes) bytes per
+/// rank use `algorithm` (a generator, a plan file's name, or "native").
+struct Rule {
+  Coll collective = Coll::Allreduce;
+  uint32_t minRanks = 1, maxRanks = UINT32_MAX;
+  uint64_t minBytes = 0, maxBytes = ~uint64_t(0);
+  std::string algorithm;
+  std::string where; ///< "rules.yaml:7", for messages
+
+  bool matches(uint32_t ranks, uint64_t bytes) const {
+    return ranks >= minRanks && ranks <= maxRanks && bytes >= minBytes && bytes < maxBytes;
+  }
+};
+
+/// Algorithm names a setting may use, per collective (generators and the
+/// names of loaded plan files); "native" is always allowed.
+struct KnownAlgorithms {
+  std::vector<std::string> names[numColls];
+  bool contains(Coll c, std::string_view name) const;
+  std::string list(Coll c) const; ///< "a, b, c"
+};
+
+struct Config {
+  bool debug = false;  ///< COLLC_DEBUG: log every decision
+  bool stats = false;  ///< COLLC_STATS: counts at MPI_Finalize
+  bool verify = false; ///< COLLC_VERIFY: prove plans before first use
+  std::string forced[numColls]; ///< COLLC_ALGORITHM, "" where not given
+  std::vector<Rule> rules;      ///< COLLC_RULES, in file order
+  std::string rulesFile;
+  std::vector<std::string> planPath; ///< COLLC_PLAN_PATH entries, in order
+  std::vector<std::string> warnings;
+};
+
+using GetEnv = std::function<const char *(const char *)>;
+
+/// COLLC_DEBUG, COLLC_STATS, COLLC_VERIFY and COLLC_PLAN_PATH (the folders
+/// are only split here; PlanLibrary reads them).
+void parseBasics(const GetEnv &env, Config &config);
+
+/// COLLC_ALGORITHM ("allreduce:ring,reduce:binomial"), checked against `known`.
+void parseAlgorithm(const char *value, const KnownAlgorithms &known, Config &config);
+
+/// A rules file's text (docs/dropin.md "Rules files"). Returns false with
+/// every problem found in `errors` ("rules.yaml:7: ...") and no rules.
+bool parseRules(std::string_view text, const std::string &file, const KnownAlgorithms &known,
+                std::vector<Rule> &rules, std::vector<std::string> &errors);
+
+/// COLLC_RULES: reads the file named by `value` and parses it into config.rules,
+/// or adds one warning (listing the errors) and leaves no rules.
+void loadRules(const char *value, const KnownAlgorithms &known, Config &config);
+
+} // namespace collc::interpose
+
+#endif // COLLC_RUNTIME_INTERPOSE_CONFIG_H

@@ -1,0 +1,211 @@
+// runtime/interpose/Selection.cpp: the default decision table and select().
+//
+// The table follows Rabenseifner's adaptive choice (ICCS 2004, summarized in
+// ../shared/reference/) with the generators collc has; α is the latency of a
+// message, β the time per byte moved, γ the time per byte reduced, n the
+// vector's bytes, p the ranks, p' the largest power of two <= p:
+//
+//   allreduce, op not commutative      recursive_doubling  lg p'(α+nβ+nγ) (+ fold): the
+//                                       cheaper of the two order-preserving plans
+//                                       (binary_tree: ~3 lg p α + 4 lg p nβ)
+//   allreduce, n < 2 KiB (512 B for a  recursive_doubling  latency-bound: fewest steps
+//     user op), or count < chunks
+//   allreduce, long, p = 2^k           rabenseifner        2 lg p α + 2nβ(p-1)/p + nγ(p-1)/p
+//   allreduce, long, p <= 8 not 2^k    ring                2(p-1)α + 2nβ(p-1)/p, no fold
+//   allreduce, long, p > 8 not 2^k     binary_blocks       halving-doubling per 2^k block
+//   reduce, op not commutative         binomial            lg p(α+nβ+nγ), order-preserving
+//   reduce, short or count < chunks    binomial
+//   reduce, long                       rabenseifner        reduce-scatter + binomial gather
+//
+// 2 KiB is MPICH's MPIR_CVAR_ALLREDUCE_SHORT_MSG_SIZE, the same crossover
+// Rabenseifner measured between doubling and halving-doubling; a user-defined
+// operation costs a function call through MPI_Reduce_local per combine, which
+// raises γ and so favours the plans that reduce only n(p-1)/p bytes earlier.
+#include "runtime/interpose/Selection.h"
+
+namespace collc::interpose {
+
+namespace {
+
+bool powerOfTwo(uint32_t p) { return p && (p & (p - 1)) == 0; }
+
+uint32_t floorPow2(uint32_t p) {
+  uint32_t q = 1;
+  while (q <= p / 2)
+    q *= 2;
+  return q;
+}
+
+bool contains(const FileCandidate &f, const CallTraits &t) {
+  return t.bytes >= f.minBytes && t.bytes < f.maxBytes;
+}
+
+bool rootFits(const FileCandidate &f, const CallTraits &t) {
+  return t.collective != Coll::Reduce || f.root == t.root;
+}
+
+const char *substitutionText(Substitution s) {
+  switch (s) {
+  case Substitution::None:
+    return "";
+  case Substitution::NeedsCommutative:
+    return "needs a commutative operation, and the operation is not commutative";
+  case Substitution::NoSuchPlan:
+    return "has no generator and no plan file for this communicator";
+  case Substitution::Unverified:
+    return "did not verify (COLLC_VERIFY)";
+  }
+  return "";
+}
+
+} // namespace
+
+const char *name(Origin o) {
+  switch (o) {
+  case Origin::Forced:
+    return "COLLC_ALGORITHM";
+  case Origin::Rule:
+    return "COLLC_RULES";
+  case Origin::File:
+    return "COLLC_PLAN_PATH";
+  case Origin::Default:
+    return "default";
+  }
+  return "?";
+}
+
+DefaultChoice defaultAlgorithm(const CallTraits &t) {
+  const uint64_t shortLimit = t.predefinedOp ? shortVectorBytes : shortVectorBytes / 4;
+  const uint32_t p = t.ranks;
+  if (t.collective == Coll::Allreduce) {
+    if (p == 1)
+      return {"recursive_doubling", "one rank: the plan is a copy"};
+    if (!t.commutative)
+      return {"recursive_doubling",
+              "non-commutative operation: the cheaper order-preserving plan"};
+    if (t.bytes < shortLimit)
+      return {"recursive_doubling", "short vector: latency-bound, fewest steps"};
+    if (powerOfTwo(p))
+      return t.count < p ? DefaultChoice{"recursive_doubling",
+                                         "fewer elements than chunks of halving-doubling"}
+                         : DefaultChoice{"rabenseifner",
+                                         "long vector, power-of-two ranks: halving-doubling"};
+    if (p <= ringMaxRanks)
+      return t.count < p ? DefaultChoice{"recursive_doubling",
+                                         "fewer elements than chunks of the ring"}
+                         : DefaultChoice{"ring", "long vector, few ranks (not a power of two): "
+                                                 "ring, no fold"};
+    return t.count < floorPow2(p)
+               ? DefaultChoice{"recursive_doubling", "fewer elements than chunks of binary "
+                                                     "blocks"}
+               : DefaultChoice{"binary_blocks",
+                               "long vector, many ranks (not a power of two): binary blocks"};
+  }
+  if (p == 1)
+    return {"binomial", "one rank: the plan is a copy"};
+  if (!t.commutative)
+    return {"binomial", "non-commutative operation: order-preserving binomial tree"};
+  if (t.bytes < shortLimit)
+    return {"binomial", "short vector: latency-bound, fewest steps"};
+  if (t.count < floorPow2(p))
+    return {"binomial", "fewer elements than chunks of reduce-scatter"};
+  return {"rabenseifner", "long vector: reduce-scatter and gather"};
+}
+
+Selection select(const Config &config, const CallTraits &t, std::span<const FileCandidate> files,
+                 const PlanQuery &q) {
+  Selection s;
+  std::string picked;
+  std::string from;
+  const unsigned c = unsigned(t.collective);
+  if (!config.forced[c].empty()) {
+    picked = config.forced[c];
+    s.origin = Origin::Forced;
+    from = "COLLC_ALGORITHM";
+  } else {
+    for (const Rule &r : config.rules)
+      if (r.collective == t.collective && r.matches(t.ranks, t.bytes)) {
+        picked = r.algorithm;
+        s.origin = Origin::Rule;
+        from = r.where;
+        break;
+      }
+  }
+
+  std::string replaced; // what was picked first, when it had to be replaced
+  if (!picked.empty()) {
+    if (picked == nativeAlgorithm) {
+      s.native = true;
+      s.algorithm = picked;
+      s.detail = "native (" + from + ")";
+      return s;
+    }
+    // A plan file of that name, preferring one whose range holds the call.
+    const FileCandidate *file = nullptr;
+    for (const FileCandidate &f : files)
+      if (f.algorithm == picked && rootFits(f, t) && (!file || (!contains(*file, t) &&
+                                                                contains(f, t))))
+        file = &f;
+    bool needsCommutative = true;
+    bool exists = file || (q.generator && q.generator(t.collective, picked, needsCommutative));
+    if (file)
+      needsCommutative = file->needsCommutative;
+    if (!exists)
+      s.substitution = Substitution::NoSuchPlan;
+    else if (needsCommutative && !t.commutative)
+      s.substitution = Substitution::NeedsCommutative;
+    else if (file ? (q.fileVerifies && !q.fileVerifies(file->id))
+                  : (q.generatedVerifies && !q.generatedVerifies(t.collective, picked, t.root)))
+      s.substitution = Substitution::Unverified;
+    if (s.substitution == Substitution::None) {
+      s.algorithm = picked;
+      s.fileId = file ? file->id : -1;
+      s.detail = picked + (file ? " from " + std::string(file->origin) : std::string()) + " (" +
+                 from + ")";
+      return s;
+    }
+    replaced = picked + " (" + from + ") " + substitutionText(s.substitution);
+  } else {
+    for (const FileCandidate &f : files) {
+      if (!rootFits(f, t) || !contains(f, t))
+        continue;
+      Substitution why = Substitution::None;
+      if (f.needsCommutative && !t.commutative)
+        why = Substitution::NeedsCommutative;
+      else if (q.fileVerifies && !q.fileVerifies(f.id))
+        why = Substitution::Unverified;
+      if (why == Substitution::None) {
+        s.origin = Origin::File;
+        s.algorithm = std::string(f.algorithm);
+        s.fileId = f.id;
+        s.detail = s.algorithm + " from " + std::string(f.origin);
+        if (!replaced.empty())
+          s.detail += "; instead of " + replaced;
+        return s;
+      }
+      if (s.substitution == Substitution::None) {
+        s.substitution = why;
+        replaced = std::string(f.algorithm) + " from " + std::string(f.origin) + " " +
+                   substitutionText(why);
+      }
+    }
+    if (s.substitution != Substitution::None)
+      s.origin = Origin::File;
+  }
+
+  const DefaultChoice d = defaultAlgorithm(t);
+  s.algorithm = d.algorithm;
+  s.fileId = -1;
+  s.detail = std::string(d.algorithm) + " (default: " + d.reason + ")";
+  if (!replaced.empty())
+    s.detail += "; instead of " + replaced;
+  if (q.generatedVerifies && !q.generatedVerifies(t.collective, d.algorithm, t.root)) {
+    s.native = true;
+    s.noPlan = true;
+    s.detail = "native: the default plan " + std::string(d.algorithm) +
+               " did not verify (COLLC_VERIFY)";
+  }
+  return s;
+}
+
+} // namespace collc::interpose

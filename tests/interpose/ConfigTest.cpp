@@ -1,0 +1,214 @@
+// tests/interpose/ConfigTest.cpp: the environment and the rules files — the
+// exact message for each kind of mistake, and that a mistake means the default
+// (nothing half-applied).
+#include "runtime/interpose/Config.h"
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <iterator>
+#include <map>
+
+using namespace collc::interpose;
+
+namespace {
+
+KnownAlgorithms known() {
+  KnownAlgorithms k;
+  k.names[0] = {"binary_tree", "recursive_doubling", "rabenseifner", "binary_blocks", "ring"};
+  k.names[1] = {"binomial", "binary_tree", "rabenseifner"};
+  return k;
+}
+
+std::string readFile(const std::string &path) {
+  std::ifstream in(path);
+  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+}
+
+std::vector<std::string> rulesErrors(const std::string &text) {
+  std::vector<Rule> rules;
+  std::vector<std::string> errors;
+  EXPECT_FALSE(parseRules(text, "r.yaml", known(), rules, errors));
+  EXPECT_TRUE(rules.empty());
+  return errors;
+}
+
+} // namespace
+
+TEST(Rules, ReadsTheDocumentedForms) {
+  const std::string path = COLLC_RULES_DIR "/sizes.yaml";
+  std::vector<Rule> rules;
+  std::vector<std::string> errors;
+  ASSERT_TRUE(parseRules(readFile(path), "sizes.yaml", known(), rules, errors))
+      << (errors.empty() ? "" : errors[0]);
+  ASSERT_EQ(rules.size(), 5u);
+  EXPECT_EQ(rules[0].collective, Coll::Allreduce);
+  EXPECT_EQ(rules[0].minRanks, 1u);
+  EXPECT_EQ(rules[0].maxRanks, 4u);
+  EXPECT_EQ(rules[0].minBytes, 0u);
+  EXPECT_EQ(rules[0].maxBytes, 1024u);
+  EXPECT_EQ(rules[0].algorithm, "binary_tree");
+  EXPECT_EQ(rules[0].where, "sizes.yaml:4");
+  EXPECT_EQ(rules[1].minRanks, 5u); // flow mapping
+  EXPECT_EQ(rules[1].maxRanks, UINT32_MAX);
+  EXPECT_EQ(rules[1].where, "sizes.yaml:8");
+  EXPECT_EQ(rules[2].algorithm, "ring");
+  EXPECT_EQ(rules[3].algorithm, "native");
+  EXPECT_EQ(rules[3].minBytes, 1u << 20);
+  EXPECT_EQ(rules[3].maxBytes, ~uint64_t(0));
+  EXPECT_EQ(rules[4].collective, Coll::Reduce);
+  EXPECT_TRUE(rules[4].matches(1000, 1 << 30));
+  EXPECT_TRUE(rules[0].matches(4, 1023));
+  EXPECT_FALSE(rules[0].matches(4, 1024));
+  EXPECT_FALSE(rules[0].matches(5, 0));
+}
+
+TEST(Rules, EmptyListAndCommentsAreFine) {
+  std::vector<Rule> rules;
+  std::vector<std::string> errors;
+  EXPECT_TRUE(parseRules("# nothing yet\nformat: collc-rules/1\nrules: []\n", "r.yaml", known(),
+                         rules, errors));
+  EXPECT_TRUE(parseRules("---\nformat: \"collc-rules/1\"   # quoted\nrules:\n- collective: "
+                         "reduce   # at column 0\n  algorithm: 'binomial'\n",
+                         "r.yaml", known(), rules, errors));
+  ASSERT_EQ(rules.size(), 1u);
+  EXPECT_EQ(rules[0].algorithm, "binomial");
+}
+
+TEST(Rules, NamesFileAndLineOfEachMistake) {
+  // Golden messages of the bad files the MPI tests use.
+  const std::map<std::string, std::vector<std::string>> golden = {
+      {"bad-key.yaml",
+       {"bad-key.yaml:4: unknown key 'byte' (expected collective, ranks, bytes, algorithm)"}},
+      {"bad-algorithm.yaml",
+       {"bad-algorithm.yaml:3: unknown allreduce algorithm 'rign' (known: binary_tree, "
+        "recursive_doubling, rabenseifner, binary_blocks, ring, native)"}},
+      {"bad-range.yaml",
+       {"bad-range.yaml:4: ranks '8-2': expected N, A-B or A- (rank counts, A <= B)",
+        "bad-range.yaml:5: bytes '2K-1K': expected MIN-MAX, MIN- or -MAX in bytes with "
+        "optional K/M/G (KiB/MiB/GiB) suffixes, MIN < MAX, MAX excluded (e.g. 0-2K, 2K-)"}},
+      {"bad-tab.yaml",
+       {"bad-tab.yaml:4: a tab in the indentation (YAML allows spaces only)",
+        "bad-tab.yaml:3: the rule has no 'algorithm:'"}},
+      {"bad-format.yaml",
+       {"bad-format.yaml:3: expected 'key: value', got 'algorithm ring'",
+        "bad-format.yaml:2: the rule has no 'algorithm:'",
+        "bad-format.yaml:1: missing 'format: collc-rules/1'"}},
+  };
+  for (const auto &[file, want] : golden) {
+    std::vector<Rule> rules;
+    std::vector<std::string> errors;
+    EXPECT_FALSE(parseRules(readFile(COLLC_RULES_DIR "/" + file), file, known(), rules, errors))
+        << file;
+    EXPECT_EQ(errors, want) << file;
+  }
+}
+
+TEST(Rules, RefusesEverythingOutsideTheSubset) {
+  EXPECT_EQ(rulesErrors("format: collc-rules/2\nrules: []\n"),
+            std::vector<std::string>{
+                "r.yaml:1: format 'collc-rules/2' is not supported (expected collc-rules/1)"});
+  EXPECT_EQ(rulesErrors("format: collc-rules/1\n"),
+            std::vector<std::string>{"r.yaml:1: missing 'rules:' (a list of rules, or [] for none)"});
+  EXPECT_EQ(rulesErrors("format: collc-rules/1\nrules: 3\n"),
+            std::vector<std::string>{"r.yaml:2: 'rules:' takes a list of rules on the lines below it"});
+  EXPECT_EQ(rulesErrors("format: collc-rules/1\nrule:\n"),
+            (std::vector<std::string>{"r.yaml:2: unknown key 'rule' (expected format, rules)",
+                                      "r.yaml:1: missing 'rules:' (a list of rules, or [] for none)"}));
+  EXPECT_EQ(rulesErrors("format: collc-rules/1\nrules:\n  - {collective: bcast, algorithm: x}\n"),
+            std::vector<std::string>{
+                "r.yaml:3: unknown collective 'bcast' (expected allreduce or reduce; they cover "
+                "MPI_Iallreduce and MPI_Ireduce too)"});
+  EXPECT_EQ(rulesErrors("format: collc-rules/1\nrules:\n  - {collective: reduce, algorithm: "
+                        "ring\n"),
+            std::vector<std::string>{"r.yaml:3: a flow mapping '{...}' must end on the same line"});
+  EXPECT_EQ(rulesErrors("format: collc-rules/1\nrules:\n  - collective: reduce\n    algorithm: "
+                        "binomial\n    algorithm: binary_tree\n"),
+            std::vector<std::string>{"r.yaml:5: 'algorithm' given twice in one rule"});
+  EXPECT_EQ(rulesErrors("format: collc-rules/1\n  collective: reduce\n"),
+            (std::vector<std::string>{"r.yaml:2: this line is not inside 'rules:'",
+                                      "r.yaml:1: missing 'rules:' (a list of rules, or [] for none)"}));
+  EXPECT_EQ(rulesErrors("format: collc-rules/1\nrules:\n  - ranks: 0\n"),
+            (std::vector<std::string>{
+                "r.yaml:3: ranks '0': expected N, A-B or A- (rank counts, A <= B)",
+                "r.yaml:3: the rule has no 'collective:' (allreduce or reduce)",
+                "r.yaml:3: the rule has no 'algorithm:'"}));
+}
+
+TEST(Algorithm, ForcesPerCollective) {
+  Config c;
+  parseAlgorithm("allreduce:ring, reduce:binomial", known(), c);
+  EXPECT_TRUE(c.warnings.empty());
+  EXPECT_EQ(c.forced[0], "ring");
+  EXPECT_EQ(c.forced[1], "binomial");
+  Config n;
+  parseAlgorithm("reduce:native", known(), n);
+  EXPECT_EQ(n.forced[0], "");
+  EXPECT_EQ(n.forced[1], "native");
+}
+
+TEST(Algorithm, AMistakeIsOneWarningAndNothingForced) {
+  const std::map<std::string, std::string> golden = {
+      {"allreduce:rign", "COLLC_ALGORITHM='allreduce:rign': unknown allreduce algorithm 'rign' "
+                         "(known: binary_tree, recursive_doubling, rabenseifner, binary_blocks, "
+                         "ring, native); COLLC_ALGORITHM is ignored"},
+      {"allreduce=ring", "COLLC_ALGORITHM='allreduce=ring': 'allreduce=ring' is not "
+                         "COLLECTIVE:ALGORITHM; COLLC_ALGORITHM is ignored"},
+      {"reduce:binomial,alltoall:x", "COLLC_ALGORITHM='reduce:binomial,alltoall:x': unknown "
+                                     "collective 'alltoall' (expected allreduce or reduce); "
+                                     "COLLC_ALGORITHM is ignored"},
+      {"allreduce:ring,allreduce:ring", "COLLC_ALGORITHM='allreduce:ring,allreduce:ring': "
+                                        "allreduce is given twice; COLLC_ALGORITHM is ignored"},
+      {"reduce:", "COLLC_ALGORITHM='reduce:': no algorithm after 'reduce:'; COLLC_ALGORITHM is "
+                  "ignored"},
+      {"reduce:ring", "COLLC_ALGORITHM='reduce:ring': unknown reduce algorithm 'ring' (known: "
+                      "binomial, binary_tree, rabenseifner, native); COLLC_ALGORITHM is ignored"},
+  };
+  for (const auto &[value, want] : golden) {
+    Config c;
+    parseAlgorithm(value.c_str(), known(), c);
+    ASSERT_EQ(c.warnings.size(), 1u) << value;
+    EXPECT_EQ(c.warnings[0], want);
+    EXPECT_EQ(c.forced[0], "") << value;
+    EXPECT_EQ(c.forced[1], "") << value;
+  }
+  Config empty;
+  parseAlgorithm("  ", known(), empty);
+  EXPECT_TRUE(empty.warnings.empty());
+}
+
+TEST(Environment, FlagsAndPlanPath) {
+  std::map<std::string, std::string> env = {{"COLLC_DEBUG", "1"},
+                                            {"COLLC_STATS", "yes"},
+                                            {"COLLC_VERIFY", "maybe"},
+                                            {"COLLC_PLAN_PATH", "/a:: /b :"}};
+  Config c;
+  parseBasics(
+      [&](const char *v) -> const char * {
+        auto it = env.find(v);
+        return it == env.end() ? nullptr : it->second.c_str();
+      },
+      c);
+  EXPECT_TRUE(c.debug);
+  EXPECT_TRUE(c.stats);
+  EXPECT_FALSE(c.verify);
+  ASSERT_EQ(c.warnings.size(), 1u);
+  EXPECT_EQ(c.warnings[0], "COLLC_VERIFY='maybe' is not 0 or 1 (or true/false, yes/no, on/off); "
+                           "using 0");
+  EXPECT_EQ(c.planPath, (std::vector<std::string>{"/a", "/b"}));
+}
+
+TEST(Environment, UnreadableRulesFileIsOneWarning) {
+  Config c;
+  loadRules("/nonexistent/rules.yaml", known(), c);
+  ASSERT_EQ(c.warnings.size(), 1u);
+  EXPECT_EQ(c.warnings[0].rfind("COLLC_RULES='/nonexistent/rules.yaml': cannot read the file (", 0),
+            0u);
+  EXPECT_TRUE(c.rules.empty());
+  Config bad;
+  loadRules(COLLC_RULES_DIR "/bad-range.yaml", known(), bad);
+  ASSERT_EQ(bad.warnings.size(), 1u);
+  EXPECT_NE(bad.warnings[0].find("is not a valid rules file; no rules apply:\n  "),
+            std::string::npos);
+  EXPECT_TRUE(bad.rules.empty());
+}

@@ -1,0 +1,212 @@
+// tests/interpose/SelectionTest.cpp: the default decision table and the
+// precedence of COLLC_ALGORITHM, COLLC_RULES and plan files — above all, that
+// no choice ever gives a non-commutative operation a plan that needs a
+// commutative one.
+#include "runtime/interpose/Selection.h"
+
+#include "schedules/Generators.h"
+
+#include <gtest/gtest.h>
+
+using namespace collc;
+using namespace collc::interpose;
+
+namespace {
+
+ir::Collective toIr(Coll c) {
+  return c == Coll::Allreduce ? ir::Collective::Allreduce : ir::Collective::Reduce;
+}
+
+PlanQuery generators() {
+  PlanQuery q;
+  q.generator = [](Coll c, std::string_view n, bool &needs) {
+    const sched::Algorithm *a = sched::findAlgorithm(toIr(c), llvm::StringRef(n.data(), n.size()));
+    if (a)
+      needs = a->needsCommutative;
+    return a != nullptr;
+  };
+  return q;
+}
+
+CallTraits call(Coll c, uint32_t ranks, uint64_t bytes, bool commutative = true,
+                bool predefined = true, uint32_t elemSize = 4) {
+  CallTraits t;
+  t.collective = c;
+  t.ranks = ranks;
+  t.bytes = bytes;
+  t.count = bytes / elemSize;
+  t.commutative = commutative;
+  t.predefinedOp = predefined;
+  return t;
+}
+
+std::string pick(const CallTraits &t) { return defaultAlgorithm(t).algorithm; }
+
+} // namespace
+
+TEST(DefaultTable, FollowsRabenseifnersAdaptiveChoice) {
+  const Coll A = Coll::Allreduce, R = Coll::Reduce;
+  EXPECT_EQ(pick(call(A, 8, 8)), "recursive_doubling");         // short
+  EXPECT_EQ(pick(call(A, 8, 2047)), "recursive_doubling");
+  EXPECT_EQ(pick(call(A, 8, 2048)), "rabenseifner");            // long, power of two
+  EXPECT_EQ(pick(call(A, 2, 1 << 20)), "rabenseifner");
+  EXPECT_EQ(pick(call(A, 3, 1 << 20)), "ring");                 // long, small p
+  EXPECT_EQ(pick(call(A, 7, 64 << 10)), "ring");
+  EXPECT_EQ(pick(call(A, 12, 64 << 10)), "binary_blocks");      // long, large p
+  EXPECT_EQ(pick(call(A, 33, 1 << 20)), "binary_blocks");
+  EXPECT_EQ(pick(call(A, 8, 1 << 20, false)), "recursive_doubling"); // non-commutative
+  EXPECT_EQ(pick(call(A, 8, 1024, true, false)), "rabenseifner");    // user op: 512 B
+  EXPECT_EQ(pick(call(A, 8, 256, true, false)), "recursive_doubling");
+  EXPECT_EQ(pick(call(A, 5, 4096, true, true, 4096)), "recursive_doubling"); // 1 element
+  EXPECT_EQ(pick(call(A, 1, 1 << 20)), "recursive_doubling");
+  EXPECT_EQ(pick(call(R, 8, 8)), "binomial");
+  EXPECT_EQ(pick(call(R, 8, 1 << 20)), "rabenseifner");
+  EXPECT_EQ(pick(call(R, 6, 1 << 20, false)), "binomial");
+}
+
+TEST(DefaultTable, EveryChoiceExistsAndKeepsOrderWhenItMust) {
+  for (Coll c : {Coll::Allreduce, Coll::Reduce})
+    for (uint32_t p = 1; p <= 70; ++p)
+      for (uint64_t bytes : {0ull, 4ull, 100ull, 2047ull, 2048ull, 5000ull, 65536ull, 1ull << 24})
+        for (bool commutative : {true, false})
+          for (bool predefined : {true, false}) {
+            const CallTraits t = call(c, p, bytes, commutative, predefined);
+            const DefaultChoice d = defaultAlgorithm(t);
+            const sched::Algorithm *a = sched::findAlgorithm(toIr(c), d.algorithm);
+            ASSERT_NE(a, nullptr) << d.algorithm;
+            EXPECT_FALSE(!commutative && a->needsCommutative)
+                << name(c) << " p=" << p << " bytes=" << bytes << ": " << d.algorithm;
+            EXPECT_NE(std::string(d.reason), "");
+          }
+}
+
+TEST(Select, PrecedenceForcedRulesFilesDefault) {
+  Config cfg;
+  Rule r;
+  r.collective = Coll::Allreduce;
+  r.maxBytes = 4096;
+  r.algorithm = "binary_tree";
+  r.where = "rules.yaml:3";
+  cfg.rules.push_back(r);
+  FileCandidate f;
+  f.id = 7;
+  f.algorithm = "myplan";
+  f.origin = "plans/my.cplan";
+  f.needsCommutative = false;
+  f.minBytes = 0;
+  f.maxBytes = 1 << 20;
+  const FileCandidate files[] = {f};
+
+  Selection s = select(cfg, call(Coll::Allreduce, 4, 100), files, generators());
+  EXPECT_EQ(s.algorithm, "binary_tree");
+  EXPECT_EQ(s.origin, Origin::Rule);
+  EXPECT_EQ(s.detail, "binary_tree (rules.yaml:3)");
+
+  s = select(cfg, call(Coll::Allreduce, 4, 8192), files, generators());
+  EXPECT_EQ(s.fileId, 7);
+  EXPECT_EQ(s.origin, Origin::File);
+  EXPECT_EQ(s.detail, "myplan from plans/my.cplan");
+
+  s = select(cfg, call(Coll::Allreduce, 4, 2 << 20), files, generators());
+  EXPECT_EQ(s.origin, Origin::Default);
+  EXPECT_EQ(s.algorithm, "rabenseifner");
+
+  cfg.forced[0] = "ring";
+  s = select(cfg, call(Coll::Allreduce, 4, 100), files, generators());
+  EXPECT_EQ(s.algorithm, "ring");
+  EXPECT_EQ(s.origin, Origin::Forced);
+  EXPECT_EQ(s.fileId, -1);
+
+  cfg.forced[0] = "myplan"; // a plan file's name can be forced too
+  s = select(cfg, call(Coll::Allreduce, 4, 2 << 20), files, generators());
+  EXPECT_EQ(s.fileId, 7);
+  EXPECT_EQ(s.detail, "myplan from plans/my.cplan (COLLC_ALGORITHM)");
+
+  cfg.forced[0] = "native";
+  s = select(cfg, call(Coll::Allreduce, 4, 100), files, generators());
+  EXPECT_TRUE(s.native);
+  EXPECT_FALSE(s.noPlan);
+}
+
+TEST(Select, NeverGivesANonCommutativeOpAPlanThatNeedsCommutativity) {
+  Config cfg;
+  cfg.forced[0] = "ring";
+  Selection s = select(cfg, call(Coll::Allreduce, 5, 1 << 20, false), {}, generators());
+  EXPECT_EQ(s.algorithm, "recursive_doubling");
+  EXPECT_EQ(s.substitution, Substitution::NeedsCommutative);
+  EXPECT_EQ(s.detail, "recursive_doubling (default: non-commutative operation: the cheaper "
+                      "order-preserving plan); instead of ring (COLLC_ALGORITHM) needs a "
+                      "commutative operation, and the operation is not commutative");
+
+  // A commutative-only plan file is skipped for a non-commutative op; a later
+  // order-preserving one that fits is taken.
+  FileCandidate ring, tree;
+  ring.id = 0;
+  ring.algorithm = "ring";
+  ring.origin = "a.cplan";
+  ring.needsCommutative = true;
+  tree.id = 1;
+  tree.algorithm = "tree";
+  tree.origin = "b.cplan";
+  tree.needsCommutative = false;
+  Config none;
+  const FileCandidate both[] = {ring, tree};
+  s = select(none, call(Coll::Allreduce, 5, 100, false), both, generators());
+  EXPECT_EQ(s.fileId, 1);
+  EXPECT_EQ(s.substitution, Substitution::NeedsCommutative);
+  EXPECT_EQ(s.detail, "tree from b.cplan; instead of ring from a.cplan needs a commutative "
+                      "operation, and the operation is not commutative");
+  s = select(none, call(Coll::Allreduce, 5, 100, true), both, generators());
+  EXPECT_EQ(s.fileId, 0);
+  const FileCandidate onlyRing[] = {ring};
+  s = select(none, call(Coll::Allreduce, 5, 100, false), onlyRing, generators());
+  EXPECT_EQ(s.fileId, -1);
+  EXPECT_EQ(s.algorithm, "recursive_doubling");
+  EXPECT_EQ(s.substitution, Substitution::NeedsCommutative);
+  EXPECT_EQ(s.origin, Origin::File);
+}
+
+TEST(Select, FilesMatchRootAndSize) {
+  FileCandidate a, b;
+  a.id = 0;
+  a.root = 2;
+  a.algorithm = "x";
+  a.needsCommutative = false;
+  a.maxBytes = 1000;
+  b = a;
+  b.id = 1;
+  b.minBytes = 1000;
+  b.maxBytes = ~uint64_t(0);
+  const FileCandidate files[] = {a, b};
+  Config cfg;
+  CallTraits t = call(Coll::Reduce, 4, 999);
+  t.root = 2;
+  EXPECT_EQ(select(cfg, t, files, generators()).fileId, 0);
+  t.bytes = 1000;
+  EXPECT_EQ(select(cfg, t, files, generators()).fileId, 1);
+  t.root = 1;
+  EXPECT_EQ(select(cfg, t, files, generators()).fileId, -1);
+}
+
+TEST(Select, UnknownNamesAndFailedVerificationFallBackToTheDefault) {
+  Config cfg;
+  cfg.forced[1] = "mystery";
+  Selection s = select(cfg, call(Coll::Reduce, 4, 100), {}, generators());
+  EXPECT_EQ(s.substitution, Substitution::NoSuchPlan);
+  EXPECT_EQ(s.algorithm, "binomial");
+
+  PlanQuery q = generators();
+  q.generatedVerifies = [](Coll, std::string_view n, uint32_t) { return n != "rabenseifner"; };
+  cfg.forced[0] = "rabenseifner";
+  s = select(cfg, call(Coll::Allreduce, 3, 1 << 20), {}, q);
+  EXPECT_EQ(s.substitution, Substitution::Unverified);
+  EXPECT_EQ(s.algorithm, "ring");
+  EXPECT_FALSE(s.native);
+
+  // Not even the default verifies: native, marked as "no plan".
+  q.generatedVerifies = [](Coll, std::string_view, uint32_t) { return false; };
+  Config none;
+  s = select(none, call(Coll::Allreduce, 3, 8), {}, q);
+  EXPECT_TRUE(s.native);
+  EXPECT_TRUE(s.noPlan);
+}

@@ -1,0 +1,96 @@
+#!/usr/bin/env bash
+# tests/interpose/compare.sh: run an MPI program natively and under
+# libcollc_mpi.so (LD_PRELOAD through mpirun -x) and require the same stdout.
+#
+# usage: compare.sh --mpiexec MPIEXEC --np N [options] -- PROGRAM [ARGS...]
+#   --lib LIB            the interposer (required unless --native-only)
+#   --ref FILE           the native output to compare with; written by --native-only,
+#                        run natively now when not given
+#   --native-only        run natively and write --ref (a fixture for later tests)
+#   --preload-only       do not compare; the program checks itself (see --expect)
+#   --env VAR=VALUE      set for the preloaded run (repeatable)
+#   --warnings N         exactly N "collc: warning:" lines on stderr
+#   --stderr REGEX       stderr of the preloaded run must match (grep -E; repeatable)
+#   --no-stderr REGEX    ... must not match (repeatable)
+#   --expect REGEX       stdout of the preloaded run must match (repeatable)
+# MPI options: --oversubscribe (up to 8 ranks on 2 cores) and
+# mpi_yield_when_idle so oversubscribed ranks yield while they wait.
+set -u
+mpiexec="" np=1 lib="" ref="" mode=compare warnings=""
+envs=() want=() unwanted=() expect=()
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --mpiexec) mpiexec=$2; shift 2 ;;
+    --np) np=$2; shift 2 ;;
+    --lib) lib=$2; shift 2 ;;
+    --ref) ref=$2; shift 2 ;;
+    --native-only) mode=native; shift ;;
+    --preload-only) mode=preload; shift ;;
+    --env) envs+=("$2"); shift 2 ;;
+    --warnings) warnings=$2; shift 2 ;;
+    --stderr) want+=("$2"); shift 2 ;;
+    --no-stderr) unwanted+=("$2"); shift 2 ;;
+    --expect) expect+=("$2"); shift 2 ;;
+    --) shift; break ;;
+    *) echo "compare.sh: unknown option $1" >&2; exit 2 ;;
+  esac
+done
+[ $# -gt 0 ] || { echo "compare.sh: no program given" >&2; exit 2; }
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+run=("$mpiexec" --oversubscribe --mca mpi_yield_when_idle 1 -n "$np")
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/collc-compare.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+
+if [ "$mode" = native ] || { [ "$mode" = compare ] && [ -z "$ref" ]; }; then
+  out=${ref:-$tmp/native.out}
+  if ! "${run[@]}" "$@" >"$out.tmp" 2>"$tmp/native.err"; then
+    echo "FAIL: the native run failed:" >&2
+    cat "$tmp/native.err" >&2
+    exit 1
+  fi
+  mv "$out.tmp" "$out"
+  ref=$out
+  [ "$mode" = native ] && exit 0
+fi
+
+xs=(-x "LD_PRELOAD=$lib")
+for e in "${envs[@]+"${envs[@]}"}"; do
+  export "$e"
+  xs+=(-x "${e%%=*}")
+done
+start=$(date +%s%N)
+"${run[@]}" "${xs[@]}" "$@" >"$tmp/collc.out" 2>"$tmp/collc.err"
+rc=$?
+ms=$(( ($(date +%s%N) - start) / 1000000 ))
+status=0
+if [ $rc -ne 0 ]; then
+  echo "FAIL: the run under libcollc_mpi.so exited with $rc" >&2
+  status=1
+fi
+if [ "$mode" = compare ] && ! diff -u "$ref" "$tmp/collc.out" >"$tmp/diff"; then
+  echo "FAIL: the output under libcollc_mpi.so differs from the native output:" >&2
+  head -40 "$tmp/diff" >&2
+  status=1
+fi
+for re in "${expect[@]+"${expect[@]}"}"; do
+  grep -Eq -- "$re" "$tmp/collc.out" || { echo "FAIL: stdout does not match '$re'" >&2; status=1; }
+done
+if [ -n "$warnings" ]; then
+  n=$(grep -c '^collc: warning:' "$tmp/collc.err")
+  if [ "$n" -ne "$warnings" ]; then
+    echo "FAIL: $n 'collc: warning:' lines on stderr, expected $warnings" >&2
+    status=1
+  fi
+fi
+for re in "${want[@]+"${want[@]}"}"; do
+  grep -Eq -- "$re" "$tmp/collc.err" || { echo "FAIL: stderr does not match '$re'" >&2; status=1; }
+done
+for re in "${unwanted[@]+"${unwanted[@]}"}"; do
+  ! grep -Eq -- "$re" "$tmp/collc.err" || { echo "FAIL: stderr matches '$re'" >&2; status=1; }
+done
+echo "np $np ${envs[*]+${envs[*]}}: ${ms} ms under libcollc_mpi.so"
+if [ $status -ne 0 ]; then
+  echo "--- stderr of the run under libcollc_mpi.so (first 60 lines):" >&2
+  head -60 "$tmp/collc.err" >&2
+fi
+exit $status

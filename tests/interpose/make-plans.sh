@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# tests/interpose/make-plans.sh COLLC OUT: the plan folders the COLLC_PLAN_PATH
+# tests use, made with the collc tool.
+#   OUT/good:  a bundle for allreduce on 4 ranks (recursive_doubling below
+#              2 KiB, rabenseifner from 2 KiB), a ring for 3 ranks that does not
+#              claim in-place use, a reduce to
+#              root 3 on 4 ranks, a plan for 16 ranks (never fits: used=0), and
+#              two files the interposer must refuse with a warning: a truncated
+#              plan and a corrupted bundle.
+#   OUT/lying: a ring for 4 ranks compiled with --no-verify from text that
+#              claims `commutative: false` — the plan is wrong for
+#              non-commutative operations, and COLLC_VERIFY=1 must refuse it.
+set -eu
+collc=$1 out=$2
+rm -rf "$out"
+mkdir -p "$out/good" "$out/lying" "$out/tmp"
+t=$out/tmp
+gen() { "$collc" gen "$@"; }
+gen recursive_doubling --ranks 4 | "$collc" compile - -o "$t/rd4.cplan"
+gen rabenseifner --ranks 4 | "$collc" compile - -o "$t/rab4.cplan"
+"$collc" bundle "$t/rd4.cplan@0-2K" "$t/rab4.cplan@2K-" -o "$out/good/allreduce-4.cbundle"
+# Not declared in-place: in-place calls must still be right (the runtime copies
+# the input aside first).
+gen ring --ranks 3 | sed 's/^in_place: true/in_place: false/' |
+  "$collc" compile - -o "$out/good/allreduce-ring-3.cplan"
+gen binary_tree --collective reduce --ranks 4 --root 3 |
+  "$collc" compile - -o "$out/good/reduce-tree-4-root3.cplan"
+gen ring --ranks 16 | "$collc" compile - -o "$out/good/allreduce-ring-16.cplan"
+head -c 40 "$t/rab4.cplan" > "$out/good/truncated.cplan"
+cp "$out/good/allreduce-4.cbundle" "$out/good/corrupt.cbundle"
+printf '\x55' | dd of="$out/good/corrupt.cbundle" bs=1 seek=60 conv=notrunc status=none
+gen ring --ranks 4 | sed 's/^commutative: true/commutative: false/' |
+  "$collc" compile --no-verify - -o "$out/lying/allreduce-ring-4.cplan"
+rm -rf "$t"

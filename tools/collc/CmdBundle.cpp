@@ -1,0 +1,144 @@
+// tools/collc/CmdBundle.cpp: `collc bundle` — pack compiled plans for one
+// (collective, ranks) with the message sizes each serves into a .cbundle
+// (docs/bundle.md), or list a bundle's entries.
+//
+//   collc bundle small.cplan@0-2K large.cplan@2K- -o allreduce-8.cbundle
+//   collc bundle --list allreduce-8.cbundle
+//
+// Like `compile`, it never writes a file the runtime would refuse: each plan
+// goes through the loader, is proven by the verifier (unless --no-verify), and
+// the finished bundle is read back by the bundle reader before it is written.
+#include "tools/collc/Commands.h"
+
+#include "compiler/Disasm.h"
+#include "compiler/Verifier.h"
+#include "runtime/interpose/Bundle.h"
+
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/raw_ostream.h"
+
+namespace collc::tool {
+
+llvm::cl::SubCommand &BundleCommand() {
+  static llvm::cl::SubCommand sub(
+      "bundle", "Pack .cplan plans for one collective and rank count, each with the message "
+                "sizes it serves, into a .cbundle (exit 0 written, 1 refused, 2 unreadable "
+                "input)");
+  return sub;
+}
+
+namespace {
+namespace cl = llvm::cl;
+cl::list<std::string> inputs(cl::Positional, cl::OneOrMore,
+                             cl::desc("PLAN.cplan[@MIN-MAX]... (bytes per rank, K/M/G = "
+                                      "KiB/MiB/GiB, MAX excluded; default: all sizes); with "
+                                      "--list: FILE.cbundle"),
+                             cl::sub(BundleCommand()), cl::cat(category()));
+cl::opt<std::string> output("o", cl::desc("Output file (.cbundle; - = stdout)"),
+                            cl::value_desc("FILE"), cl::sub(BundleCommand()),
+                            cl::cat(category()));
+cl::opt<bool> list("list", cl::desc("Print the entries of a bundle"), cl::sub(BundleCommand()),
+                   cl::cat(category()));
+cl::opt<bool> noVerify("no-verify", cl::desc("Bundle even plans that do not verify"),
+                       cl::sub(BundleCommand()), cl::cat(category()));
+
+llvm::Error misuse(const llvm::Twine &message) {
+  return llvm::createStringError(llvm::inconvertibleErrorCode(), message.str());
+}
+
+bool readBytes(const std::string &path, std::vector<uint8_t> &bytes) {
+  auto buf = llvm::MemoryBuffer::getFileOrSTDIN(path, /*IsText=*/false);
+  if (!buf) {
+    llvm::errs() << "collc: cannot read '" << path << "': " << buf.getError().message() << '\n';
+    return false;
+  }
+  llvm::StringRef data = (*buf)->getBuffer();
+  bytes.assign(data.begin(), data.end());
+  return true;
+}
+
+int listBundle() {
+  if (inputs.size() != 1)
+    return reportMisuse(misuse("--list takes one bundle"));
+  std::vector<uint8_t> bytes;
+  if (!readBytes(inputs[0], bytes))
+    return Misuse;
+  rt::Bundle b;
+  if (rt::Status s = rt::readBundle(bytes, b); !s.ok()) {
+    llvm::errs() << "collc: " << inputs[0] << ": " << s.message() << '\n';
+    return Refused;
+  }
+  llvm::raw_ostream &os = llvm::outs();
+  os << "bundle: " << rt::name(b.collective) << ", " << b.ranks
+     << (b.ranks == 1 ? " rank, " : " ranks, ") << b.entries.size()
+     << (b.entries.size() == 1 ? " plan\n" : " plans\n");
+  for (size_t i = 0; i < b.entries.size(); ++i) {
+    const rt::Shape &s = b.plans[i].shape;
+    os << llvm::formatv("  {0}: bytes {1,-10} {2,-20}", i,
+                        rt::formatByteRange(b.entries[i].minBytes, b.entries[i].maxBytes),
+                        b.plans[i].algorithm);
+    if (rt::hasRoot(s.collective))
+      os << " root " << s.root;
+    os << (s.commutative ? " commutative" : " any-op") << (s.inPlace ? " in-place" : "") << ", "
+       << b.entries[i].plan.size() << " bytes\n";
+  }
+  return Success;
+}
+} // namespace
+
+int runBundle() {
+  if (list)
+    return listBundle();
+  if (output.empty())
+    return reportMisuse(misuse("no output file given (-o FILE.cbundle)"));
+  std::vector<rt::BundleEntry> entries;
+  for (const std::string &arg : inputs) {
+    std::string path = arg;
+    rt::BundleEntry e;
+    const size_t at = arg.rfind('@');
+    if (at != std::string::npos) {
+      path = arg.substr(0, at);
+      if (!rt::parseByteRange(arg.substr(at + 1), e.minBytes, e.maxBytes))
+        return reportMisuse(misuse("'" + arg.substr(at + 1) + "' in '" + arg +
+                                   "' is not a byte range (MIN-MAX, MIN- or -MAX, with "
+                                   "optional K/M/G suffixes, MIN < MAX)"));
+    }
+    if (!readBytes(path, e.plan))
+      return Misuse;
+    llvm::Expected<ir::Plan> plan = compiler::disassemble(e.plan);
+    if (!plan) {
+      llvm::errs() << "collc: " << path << ": " << llvm::toString(plan.takeError()) << '\n';
+      return Refused;
+    }
+    if (!noVerify) {
+      compiler::VerifyResult r = compiler::verify(*plan);
+      if (!r.proven()) {
+        for (const compiler::Diagnostic &d : r.diagnostics) {
+          compiler::print(d, llvm::errs());
+          llvm::errs() << '\n';
+        }
+        llvm::errs() << "collc: refusing to bundle '" << path
+                     << "': it does not verify (--no-verify bundles it anyway)\n";
+        return Refused;
+      }
+    }
+    entries.push_back(std::move(e));
+  }
+  std::vector<uint8_t> bytes;
+  if (rt::Status s = rt::writeBundle(entries, bytes); !s.ok()) {
+    llvm::errs() << "collc: cannot bundle: " << s.message() << '\n';
+    return Refused;
+  }
+  rt::Bundle check; // the reader is the last word, as the loader is for compile
+  if (rt::Status s = rt::readBundle(bytes, check); !s.ok()) {
+    llvm::errs() << "collc: cannot bundle: " << s.message() << '\n';
+    return Refused;
+  }
+  return writeOutput(output, llvm::StringRef(reinterpret_cast<const char *>(bytes.data()),
+                                             bytes.size()))
+             ? Success
+             : Misuse;
+}
+
+} // namespace collc::tool
