@@ -1,0 +1,634 @@
+// tools/collc-bench/Main.cpp: collc-bench, compiled plans timed against the
+// native MPI collective in the same run, on the same buffers.
+//
+// For each plan and size: warm-up, then --iters timed iterations of native
+// MPI_Allreduce / MPI_Reduce and of the plan (collc_allreduce / collc_reduce,
+// or a persistent request with --persistent), interleaved so that machine
+// noise hits both alike. Each timed call is bracketed by MPI_Barrier; an
+// iteration's time is the maximum over ranks, a row reports the median over
+// iterations. --check then runs the plan once more on a poisoned output and
+// compares it with the exact sequential fold (Workload.h). Links the collc
+// runtime and MPI only.
+#include "collc/collc.h"
+#include "tools/collc-bench/Workload.h"
+
+#include <mpi.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <charconv>
+#include <climits>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+using collc::bench::Workload;
+
+namespace {
+
+constexpr const char *kHelp = R"(collc-bench: time compiled collc plans against native MPI in the same run
+
+USAGE: mpirun -np P collc-bench (--plan FILE ... | --plan-dir DIR) [options]
+
+Every rank must get the same arguments. Rank 0 prints one row per plan and size.
+
+OPTIONS:
+  --plan FILE      a compiled plan (.cplan, from `collc compile`); repeatable
+  --plan-dir DIR   every *.cplan file in DIR, in name order (after the --plan files)
+  --dtype T        element type (default double): int8 uint8 int16 uint16 int32
+                   uint32 int64 uint64 float double long_double float_complex
+                   double_complex long_double_complex bool byte float_int
+                   double_int long_int 2int short_int long_double_int, or a C
+                   name (int, unsigned_long, long_long, signed_char, _Bool, ...)
+  --op OP          sum (default) prod max min band bor bxor land lor lxor maxloc
+                   minloc, or noncommutative: the 2x2 matrix product over uint32
+                   modulo 2^32 (datatype mat2x2_uint32, a contiguous datatype of 4
+                   MPI_UINT32_T; a user op made with MPI_Op_create(commute = 0):
+                   associative, not commutative). MPI must define OP on T.
+  --sizes LIST     message sizes in bytes, comma separated, with optional K, M, G
+                   suffixes (powers of 1024) (default 8,64K,1M). The element count
+                   is floor(size / element size); the bytes column is count times
+                   the element size.
+  --iters N        timed iterations per plan and size (default 20)
+  --warmup N       untimed iterations before them (default 3)
+  --in-place       MPI_IN_PLACE (allreduce: every rank; reduce: the root); the
+                   input is restored before every call, outside the timed region
+  --persistent     time collc_allreduce_init/collc_reduce_init once, then
+                   collc_start + collc_wait per iteration, instead of the
+                   blocking collc_allreduce / collc_reduce
+  --check          after timing, run the plan once more on an output filled with
+                   0xa5 and compare it with the sequential fold x_0 o x_1 o ... o
+                   x_{P-1} in rank order, computed on every rank by a scalar model
+                   of the operation (neither collc's kernels nor MPI's) from inputs
+                   each rank regenerates from (rank, index). The inputs make every
+                   reduction order give the same bits (floating point: integers in
+                   [-8, 8], +-1 and +-2 for prod; pairs: small values with ties),
+                   so the comparison is exact — no tolerance — field by field
+                   (padding is not compared). Native MPI is checked the same way;
+                   if it is wrong, a note goes to stderr (Open MPI 4.1's op/avx
+                   sums 8- and 16-bit integers with saturation) but the row's ok
+                   is the plan's verdict.
+  --json           one JSON object per row instead of the table
+  --help           this text
+
+COLUMNS:
+  native_us, plan_us  median over iterations of the slowest rank's time, in microseconds
+  ratio               plan_us / native_us
+  bound_us            memory-bandwidth lower bound: rank 0 times memcpy of `bytes`
+                      bytes (best of 5) before the runs; an allreduce (and the root of
+                      a reduce) must at least read two vectors and write one, memcpy
+                      reads one and writes one, so bound = 1.5 x t_memcpy (P = 1: a
+                      copy, 1.0 x; P = 1 in place: 0). It ignores latency, messages
+                      and the sharing of cores among ranks: a loose lower bound.
+  ok                  the --check verdict: yes / NO, or - (not checked, or refused)
+
+A plan that does not fit the run (its rank count or root is not the
+communicator's) or that refuses the operation (a plan that needs commutativity
+with --op noncommutative) gives a row with collc's message instead of times.
+
+EXIT STATUS: 0 when every checked row is ok, 1 when a checked row is wrong or a
+plan fails with anything but such a refusal, 2 on a usage error.
+)";
+
+struct Options {
+  std::vector<std::string> plans;
+  std::string planDir;
+  std::string dtype, op = "sum";
+  std::vector<size_t> sizes = {8, 64 << 10, 1 << 20};
+  int iters = 20, warmup = 3;
+  bool inPlace = false, persistent = false, check = false, json = false, help = false;
+};
+
+bool parseInt(const std::string &s, int &out) {
+  auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), out);
+  return ec == std::errc() && p == s.data() + s.size();
+}
+
+/// "8", "64K", "1M", "2G" (powers of 1024).
+bool parseSize(std::string s, size_t &out) {
+  size_t mult = 1;
+  if (!s.empty()) {
+    switch (s.back()) {
+    case 'K': case 'k': mult = size_t(1) << 10; s.pop_back(); break;
+    case 'M': case 'm': mult = size_t(1) << 20; s.pop_back(); break;
+    case 'G': case 'g': mult = size_t(1) << 30; s.pop_back(); break;
+    default: break;
+    }
+  }
+  size_t v = 0;
+  auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (s.empty() || ec != std::errc() || p != s.data() + s.size() || v > SIZE_MAX / mult)
+    return false;
+  out = v * mult;
+  return true;
+}
+
+/// Parses argv; returns "" or the usage error.
+std::string parseArgs(int argc, char **argv, Options &o) {
+  for (int i = 1; i < argc; ++i) {
+    std::string arg = argv[i], value;
+    bool hasValue = false;
+    if (size_t eq = arg.find('='); arg.rfind("--", 0) == 0 && eq != std::string::npos) {
+      value = arg.substr(eq + 1);
+      arg = arg.substr(0, eq);
+      hasValue = true;
+    }
+    auto takeValue = [&]() -> bool {
+      if (hasValue)
+        return true;
+      if (i + 1 >= argc)
+        return false;
+      value = argv[++i];
+      return true;
+    };
+    auto flag = [&](bool &f) -> std::string {
+      if (hasValue)
+        return arg + " takes no value";
+      f = true;
+      return "";
+    };
+    std::string err;
+    if (arg == "--help" || arg == "-h") {
+      err = flag(o.help);
+    } else if (arg == "--in-place") {
+      err = flag(o.inPlace);
+    } else if (arg == "--persistent") {
+      err = flag(o.persistent);
+    } else if (arg == "--check") {
+      err = flag(o.check);
+    } else if (arg == "--json") {
+      err = flag(o.json);
+    } else if (arg == "--plan" || arg == "--plan-dir" || arg == "--dtype" || arg == "--op" ||
+               arg == "--sizes" || arg == "--iters" || arg == "--warmup") {
+      if (!takeValue())
+        return arg + " needs a value";
+      if (arg == "--plan") {
+        o.plans.push_back(value);
+      } else if (arg == "--plan-dir") {
+        o.planDir = value;
+      } else if (arg == "--dtype") {
+        o.dtype = value;
+      } else if (arg == "--op") {
+        o.op = value;
+      } else if (arg == "--sizes") {
+        o.sizes.clear();
+        size_t at = 0;
+        while (at <= value.size()) {
+          size_t comma = value.find(',', at);
+          std::string item = value.substr(at, comma == std::string::npos ? std::string::npos
+                                                                           : comma - at);
+          size_t bytes = 0;
+          if (!parseSize(item, bytes))
+            return "--sizes: '" + item + "' is not a size (bytes, optional K/M/G suffix)";
+          o.sizes.push_back(bytes);
+          if (comma == std::string::npos)
+            break;
+          at = comma + 1;
+        }
+      } else {
+        int &n = arg == "--iters" ? o.iters : o.warmup;
+        if (!parseInt(value, n) || n < (arg == "--iters" ? 1 : 0))
+          return arg + ": '" + value + "' is not a " +
+                 (arg == "--iters" ? "positive" : "non-negative") + " integer";
+      }
+    } else {
+      return "unknown argument '" + std::string(argv[i]) + "'";
+    }
+    if (!err.empty())
+      return err;
+  }
+  if (o.help)
+    return "";
+  if (!o.planDir.empty()) {
+    std::error_code ec;
+    std::vector<std::string> found;
+    for (const auto &e : std::filesystem::directory_iterator(o.planDir, ec))
+      if (e.path().extension() == ".cplan")
+        found.push_back(e.path().string());
+    if (ec)
+      return "--plan-dir: cannot read '" + o.planDir + "': " + ec.message();
+    std::sort(found.begin(), found.end());
+    if (found.empty())
+      return "--plan-dir: no *.cplan files in '" + o.planDir + "'";
+    o.plans.insert(o.plans.end(), found.begin(), found.end());
+  }
+  if (o.plans.empty())
+    return "no plans: give --plan FILE or --plan-dir DIR";
+  return "";
+}
+
+// --- buffers ------------------------------------------------------------------------
+
+struct FreeDeleter {
+  void operator()(void *p) const { std::free(p); }
+};
+using Bytes = std::unique_ptr<char[], FreeDeleter>;
+
+/// 64-byte aligned, at least one cache line, zeroed (pages faulted in).
+Bytes allocate(size_t bytes) {
+  size_t rounded = (bytes + 63) / 64 * 64 + 64;
+  auto *p = static_cast<char *>(std::aligned_alloc(64, rounded));
+  if (!p) {
+    std::fprintf(stderr, "collc-bench: out of memory (%zu bytes)\n", bytes);
+    MPI_Abort(MPI_COMM_WORLD, 1);
+  }
+  std::memset(p, 0, rounded);
+  return Bytes(p);
+}
+
+// --- the memory-bandwidth bound -------------------------------------------------------
+
+/// Seconds for one memcpy of `bytes` bytes, best of 5 batches (rank 0 alone).
+double memcpySeconds(size_t bytes) {
+  if (bytes == 0)
+    return 0;
+  Bytes src = allocate(bytes), dst = allocate(bytes);
+  std::memset(src.get(), 1, bytes);
+  // A batch moves at least 64 MiB, so that a small copy is timed many times over.
+  const size_t reps = std::max<size_t>(1, (size_t(64) << 20) / bytes);
+  double best = 1e30;
+  for (int batch = 0; batch < 6; ++batch) { // the first batch warms up
+    double t0 = MPI_Wtime();
+    for (size_t r = 0; r < reps; ++r) {
+      std::memcpy(dst.get(), src.get(), bytes);
+      asm volatile("" : : "r"(dst.get()) : "memory"); // keep every copy
+    }
+    double t = (MPI_Wtime() - t0) / double(reps);
+    if (batch > 0)
+      best = std::min(best, t);
+  }
+  return best;
+}
+
+// --- rows -----------------------------------------------------------------------------
+
+struct Row {
+  std::string plan, collective = "?", algorithm = "?";
+  int ranks = 0, root = -1;
+  size_t bytes = 0;
+  std::optional<double> nativeUs, planUs;
+  double boundUs = 0;
+  std::optional<bool> ok;
+  std::string error;
+  bool refused = false; ///< a shape or operation refusal, not a failure
+};
+
+std::string jsonString(const std::string &s) {
+  std::string out = "\"";
+  for (unsigned char c : s) {
+    if (c == '"' || c == '\\') {
+      out += '\\';
+      out += char(c);
+    } else if (c < 0x20) {
+      char esc[8];
+      std::snprintf(esc, sizeof esc, "\\u%04x", c);
+      out += esc;
+    } else {
+      out += char(c);
+    }
+  }
+  return out + "\"";
+}
+
+std::string number(std::optional<double> v, const char *none) {
+  if (!v)
+    return none;
+  char text[32];
+  std::snprintf(text, sizeof text, *v < 1 ? "%.3f" : *v < 100 ? "%.2f" : "%.1f", *v);
+  return text;
+}
+
+void printJson(const Row &r, const Workload &w, bool inPlace, bool persistent) {
+  std::printf("{\"collective\": %s, \"algorithm\": %s, \"ranks\": %d, \"bytes\": %zu, "
+              "\"dtype\": %s, \"op\": %s, \"native_us\": %s, \"plan_us\": %s, \"ok\": %s, "
+              "\"plan\": %s, \"root\": %d, \"bound_us\": %s, \"in_place\": %s, "
+              "\"persistent\": %s",
+              jsonString(r.collective).c_str(), jsonString(r.algorithm).c_str(), r.ranks,
+              r.bytes, jsonString(w.typeName).c_str(), jsonString(w.opName).c_str(),
+              number(r.nativeUs, "null").c_str(), number(r.planUs, "null").c_str(),
+              r.ok ? (*r.ok ? "true" : "false") : "null", jsonString(r.plan).c_str(),
+              r.root, number(r.boundUs, "null").c_str(), inPlace ? "true" : "false",
+              persistent ? "true" : "false");
+  if (!r.error.empty())
+    std::printf(", \"error\": %s", jsonString(r.error).c_str());
+  std::printf("}\n");
+}
+
+constexpr const char *kTableFormat = "%-24s %-22s %5s %10s %-8s %-6s %10s %10s %6s %9s %4s";
+
+void printTableHeader() {
+  std::printf(kTableFormat, "plan", "algorithm", "ranks", "bytes", "dtype", "op", "native_us",
+              "plan_us", "ratio", "bound_us", "ok");
+  std::printf("\n");
+}
+
+void printTableRow(const Row &r, const Workload &w) {
+  std::string ratio = "-";
+  if (r.nativeUs && r.planUs && *r.nativeUs > 0) {
+    char text[16];
+    std::snprintf(text, sizeof text, "%.2f", *r.planUs / *r.nativeUs);
+    ratio = text;
+  }
+  std::string plan = r.plan, alg = r.algorithm;
+  if (r.collective == "reduce")
+    alg = "reduce/" + alg + "@" + std::to_string(r.root);
+  std::printf(kTableFormat, plan.c_str(), alg.c_str(), std::to_string(r.ranks).c_str(),
+              std::to_string(r.bytes).c_str(), w.typeName.c_str(), w.opName.c_str(),
+              number(r.nativeUs, "-").c_str(), number(r.planUs, "-").c_str(), ratio.c_str(),
+              number(r.boundUs, "-").c_str(), r.ok ? (*r.ok ? "yes" : "NO") : "-");
+  if (!r.error.empty())
+    std::printf("  %s%s", r.refused ? "refused: " : "ERROR: ", r.error.c_str());
+  std::printf("\n");
+}
+
+// --- running ------------------------------------------------------------------------
+
+/// All ranks agree on the first failure (lowest failing rank): its code and message.
+int agree(int rc, std::string &message, MPI_Comm comm) {
+  int rank = 0, size = 1;
+  MPI_Comm_rank(comm, &rank);
+  MPI_Comm_size(comm, &size);
+  int mine = rc != 0 ? rank : size, first = size;
+  MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, comm);
+  if (first == size)
+    return 0;
+  int len = int(message.size());
+  MPI_Bcast(&rc, 1, MPI_INT, first, comm);
+  MPI_Bcast(&len, 1, MPI_INT, first, comm);
+  message.resize(size_t(len));
+  MPI_Bcast(message.data(), len, MPI_CHAR, first, comm);
+  return rc;
+}
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  size_t m = v.size() / 2;
+  return v.size() % 2 ? v[m] : (v[m - 1] + v[m]) / 2;
+}
+
+struct Bench {
+  Options opt;
+  Workload w;
+  MPI_Comm comm = MPI_COMM_WORLD;
+  int rank = 0, size = 1;
+  std::map<size_t, double> memcpyUs; ///< per size, from rank 0
+  std::map<size_t, Bytes> references; ///< per count, for --check
+
+  const char *referenceFor(size_t count) {
+    Bytes &ref = references[count];
+    if (!ref) {
+      ref = allocate(count * w.extent);
+      Bytes scratch = allocate(count * w.extent);
+      collc::bench::referenceFold(w, size, 0, ref.get(), scratch.get(), count);
+    }
+    return ref.get();
+  }
+
+  Row run(collc_plan plan, const collc_plan_info &info, size_t requested, std::string name);
+};
+
+[[noreturn]] void abortWith(const char *what, int rc) {
+  std::fprintf(stderr, "collc-bench: %s failed during the timed runs: %s: %s\n", what,
+               collc_strerror(rc), collc_error_message());
+  MPI_Abort(MPI_COMM_WORLD, 1);
+  std::abort();
+}
+
+Row Bench::run(collc_plan plan, const collc_plan_info &info, size_t requested,
+               std::string name) {
+  Row row;
+  row.plan = std::move(name);
+  row.collective = info.collective == COLLC_REDUCE      ? "reduce"
+                   : info.collective == COLLC_ALLREDUCE ? "allreduce"
+                                                        : "other";
+  row.algorithm = info.algorithm;
+  row.ranks = info.ranks;
+  row.root = info.root;
+  const size_t count = requested / w.extent;
+  row.bytes = count * w.extent;
+  row.boundUs = memcpyUs[requested] * (size == 1 ? (opt.inPlace ? 0.0 : 1.0) : 1.5);
+  if (info.collective != COLLC_ALLREDUCE && info.collective != COLLC_REDUCE) {
+    row.error = "collc-bench times allreduce and reduce plans";
+    row.refused = true;
+    return row;
+  }
+  if (count > size_t(INT_MAX)) {
+    row.error = "the element count exceeds the int counts of MPI_Allreduce";
+    return row;
+  }
+  const bool isReduce = info.collective == COLLC_REDUCE;
+  const int root = info.root;
+  const bool hasOut = !isReduce || rank == root;
+  const size_t bytes = count * w.extent;
+  Bytes in = allocate(bytes), out = allocate(bytes);
+  collc::bench::fillInput(w, rank, 0, in.get(), count);
+  const bool inPlace = opt.inPlace && hasOut;
+  const void *sendArg = inPlace ? MPI_IN_PLACE : in.get();
+  void *recvArg = out.get();
+  auto refill = [&] {
+    if (inPlace)
+      std::memcpy(out.get(), in.get(), bytes);
+  };
+
+  // Whether the plan serves this call, decided before anything is sent: the
+  // checks are local and the same on every rank, and agree() makes sure.
+  collc_request req = COLLC_REQUEST_NULL;
+  int rc = isReduce ? collc_reduce_init(plan, sendArg, recvArg, MPI_Count(count), w.type, w.op,
+                                        root, comm, &req)
+                    : collc_allreduce_init(plan, sendArg, recvArg, MPI_Count(count), w.type,
+                                           w.op, comm, &req);
+  std::string message = rc ? std::string(collc_strerror(rc)) + ": " + collc_error_message() : "";
+  if (int agreed = agree(rc, message, comm); agreed != 0) {
+    if (req != COLLC_REQUEST_NULL)
+      collc_request_free(&req);
+    row.error = message;
+    row.refused = agreed == COLLC_ERR_SHAPE || agreed == COLLC_ERR_UNSUPPORTED;
+    if (!row.refused)
+      row.ok = false;
+    return row;
+  }
+  if (!opt.persistent)
+    collc_request_free(&req);
+
+  auto native = [&] {
+    int m = isReduce ? MPI_Reduce(sendArg, recvArg, int(count), w.type, w.op, root, comm)
+                     : MPI_Allreduce(sendArg, recvArg, int(count), w.type, w.op, comm);
+    if (m != MPI_SUCCESS)
+      MPI_Abort(comm, 1);
+  };
+  auto viaPlan = [&] {
+    int r;
+    if (opt.persistent) {
+      r = collc_start(req);
+      if (r == COLLC_SUCCESS)
+        r = collc_wait(&req);
+    } else {
+      r = isReduce ? collc_reduce(plan, sendArg, recvArg, MPI_Count(count), w.type, w.op, root,
+                                  comm)
+                   : collc_allreduce(plan, sendArg, recvArg, MPI_Count(count), w.type, w.op,
+                                     comm);
+    }
+    if (r != COLLC_SUCCESS)
+      abortWith(info.algorithm, r);
+  };
+
+  for (int i = 0; i < opt.warmup; ++i) {
+    refill();
+    native();
+    refill();
+    viaPlan();
+  }
+  std::vector<double> tNative(size_t(opt.iters)), tPlan(size_t(opt.iters));
+  for (int i = 0; i < opt.iters; ++i) {
+    refill();
+    MPI_Barrier(comm);
+    double t0 = MPI_Wtime();
+    native();
+    tNative[size_t(i)] = MPI_Wtime() - t0;
+    refill();
+    MPI_Barrier(comm);
+    t0 = MPI_Wtime();
+    viaPlan();
+    tPlan[size_t(i)] = MPI_Wtime() - t0;
+  }
+  std::vector<double> maxNative(tNative.size()), maxPlan(tPlan.size());
+  MPI_Reduce(tNative.data(), maxNative.data(), opt.iters, MPI_DOUBLE, MPI_MAX, 0, comm);
+  MPI_Reduce(tPlan.data(), maxPlan.data(), opt.iters, MPI_DOUBLE, MPI_MAX, 0, comm);
+  row.nativeUs = median(maxNative) * 1e6;
+  row.planUs = median(maxPlan) * 1e6;
+
+  if (opt.check) {
+    const char *want = hasOut ? referenceFor(count) : nullptr;
+    // One more call on an output filled with 0xa5; every rank learns the
+    // first wrong rank's first wrong element.
+    auto verdict = [&](auto &&call, std::string &what) -> bool {
+      std::memset(out.get(), 0xa5, bytes);
+      refill();
+      call();
+      int bad = 0;
+      if (hasOut) {
+        size_t at = collc::bench::firstMismatch(w, out.get(), want, count);
+        if (at != count) {
+          bad = 1;
+          what = "rank " + std::to_string(rank) + " element " + std::to_string(at) + ": got " +
+                 collc::bench::formatElement(w, out.get(), at) + ", expected " +
+                 collc::bench::formatElement(w, want, at);
+        }
+      }
+      return agree(bad, what, comm) == 0;
+    };
+    std::string planWhat, nativeWhat;
+    row.ok = verdict(viaPlan, planWhat);
+    if (!*row.ok)
+      row.error = "wrong result: " + planWhat;
+    if (!verdict(native, nativeWhat) && rank == 0)
+      std::fprintf(stderr,
+                   "collc-bench: note: %s: native MPI's result is not the exact fold (%s %s, "
+                   "%zu bytes): %s\n",
+                   row.plan.c_str(), w.opName.c_str(), w.typeName.c_str(), bytes,
+                   nativeWhat.c_str());
+  }
+  if (req != COLLC_REQUEST_NULL)
+    collc_request_free(&req);
+  return row;
+}
+
+std::string baseName(const std::string &path) {
+  return std::filesystem::path(path).filename().string();
+}
+
+int benchMain(int argc, char **argv) {
+  Bench b;
+  MPI_Comm_rank(b.comm, &b.rank);
+  MPI_Comm_size(b.comm, &b.size);
+  if (std::string err = parseArgs(argc, argv, b.opt); !err.empty()) {
+    if (b.rank == 0)
+      std::fprintf(stderr, "collc-bench: error: %s (see --help)\n", err.c_str());
+    return 2;
+  }
+  if (b.opt.help) {
+    if (b.rank == 0)
+      std::fputs(kHelp, stdout);
+    return 0;
+  }
+  std::string err;
+  std::optional<Workload> w = collc::bench::parseWorkload(b.opt.op, b.opt.dtype, err);
+  if (!w) {
+    if (b.rank == 0)
+      std::fprintf(stderr, "collc-bench: error: %s\n", err.c_str());
+    return 2;
+  }
+  b.w = *w;
+
+  // The bandwidth bound: rank 0 alone, the others wait.
+  std::vector<double> copyUs(b.opt.sizes.size());
+  if (b.rank == 0)
+    for (size_t k = 0; k < b.opt.sizes.size(); ++k)
+      copyUs[k] = memcpySeconds(b.opt.sizes[k] / b.w.extent * b.w.extent) * 1e6;
+  MPI_Bcast(copyUs.data(), int(copyUs.size()), MPI_DOUBLE, 0, b.comm);
+  for (size_t k = 0; k < b.opt.sizes.size(); ++k)
+    b.memcpyUs[b.opt.sizes[k]] = copyUs[k];
+
+  if (b.rank == 0 && !b.opt.json) {
+    char version[MPI_MAX_LIBRARY_VERSION_STRING];
+    int len = 0;
+    MPI_Get_library_version(version, &len);
+    std::string v(version, size_t(len));
+    v = v.substr(0, v.find_first_of(",\n"));
+    std::printf("# collc-bench: %d ranks, %s %s, %s%s, %d iterations (median of the slowest "
+                "rank) after %d warm-up; native: %s\n",
+                b.size, b.w.typeName.c_str(), b.w.opName.c_str(),
+                b.opt.persistent ? "persistent requests" : "blocking calls",
+                b.opt.inPlace ? ", in place" : "", b.opt.iters, b.opt.warmup, v.c_str());
+    printTableHeader();
+  }
+  bool allOk = true;
+  for (const std::string &file : b.opt.plans) {
+    collc_plan plan = COLLC_PLAN_NULL;
+    int rc = collc_plan_load_file(file.c_str(), &plan);
+    std::string message = rc ? std::string(collc_strerror(rc)) + ": " + collc_error_message() : "";
+    rc = agree(rc, message, b.comm);
+    collc_plan_info info{};
+    if (rc == 0)
+      (void)collc_plan_get_info(plan, &info);
+    for (size_t size : b.opt.sizes) {
+      Row row;
+      if (rc == 0) {
+        row = b.run(plan, info, size, baseName(file));
+      } else {
+        row.bytes = size / b.w.extent * b.w.extent;
+        row.error = message;
+        row.ok = false;
+        row.plan = baseName(file);
+      }
+      if ((row.ok && !*row.ok) || (!row.error.empty() && !row.refused))
+        allOk = false;
+      if (b.rank == 0) {
+        if (b.opt.json)
+          printJson(row, b.w, b.opt.inPlace, b.opt.persistent);
+        else
+          printTableRow(row, b.w);
+        std::fflush(stdout);
+      }
+    }
+    if (plan != COLLC_PLAN_NULL)
+      collc_plan_free(&plan);
+  }
+  return allOk ? 0 : 1;
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  MPI_Init(&argc, &argv);
+  int status = benchMain(argc, argv);
+  collc::bench::freeMatrixWorkload();
+  MPI_Finalize();
+  return status;
+}
