@@ -23,6 +23,13 @@ using namespace collc::rt;
 
 struct collc_plan_s {
   LoadedPlan plan;
+  /// Unique per loaded plan in this process (a freed plan's address may be
+  /// reused; its id is not).
+  uint64_t id = nextId();
+  static uint64_t nextId() {
+    static std::atomic<uint64_t> counter{1};
+    return counter++;
+  }
   std::mutex mu;
   std::map<uint32_t, std::unique_ptr<PreparedRank>> prepared;
   std::atomic<int> requests{0};
@@ -74,6 +81,7 @@ int failStatus(const Status &s, int fallback) {
 const LoadedPlan &loadedOf(collc_plan p) { return p->plan; }
 const PreparedRank &preparedOf(collc_plan p, uint32_t rank) { return p->forRank(rank); }
 void countRequest(collc_plan p, int delta) { p->requests += delta; }
+uint64_t planId(collc_plan p) { return p->id; }
 
 } // namespace collc::rt
 

@@ -25,8 +25,16 @@ const char *callName(Collective c) {
 
 // --- per-communicator state ----------------------------------------------------
 
+void deleteRequest(collc_request_s *req);
+
 struct CommState {
   MPI_Comm dup = MPI_COMM_NULL; ///< private: only collc's messages
+  /// The last blocking call with a predefined datatype and operation, kept
+  /// bound: repeating it (same plan, buffers, count, type, op, root) skips
+  /// checking and binding, so a loop of small blocking calls costs what a
+  /// persistent request does. Predefined handles cannot be freed and
+  /// re-created, so equal handles mean equal types and operations.
+  collc_request_s *lastBlocking = nullptr;
   int tagUb = 32767;
   uint64_t executions = 0; ///< started so far; equal on all ranks
   /// Atomic: a request may complete on another thread than the one starting
@@ -36,6 +44,7 @@ struct CommState {
 
 int deleteCommState(MPI_Comm, int, void *attr, void *) {
   auto *s = static_cast<CommState *>(attr);
+  deleteRequest(s->lastBlocking); // before the duplicate it sends on
   if (s->dup != MPI_COMM_NULL)
     MPI_Comm_free(&s->dup);
   delete s;
@@ -235,12 +244,21 @@ struct collc_request_s {
   void *recvbuf = nullptr;
   bool persistent = false;
   bool active = false;
+  /// Kept by CommState::lastBlocking: not counted as a request of the plan
+  /// (which may be freed; `call` and `planId` then no longer match).
+  bool cached = false;
+  Call call;
+  uint64_t planId = 0;
 
   ~collc_request_s() {
-    if (plan)
+    if (plan && !cached)
       countRequest(plan, -1);
   }
 };
+
+namespace {
+void deleteRequest(collc_request_s *req) { delete req; }
+} // namespace
 
 namespace {
 
@@ -256,6 +274,8 @@ int makeRequest(collc_plan plan, const Call &call, bool persistent, collc_reques
     return failStatus(s, s.code() == ErrorCode::Unsupported ? COLLC_ERR_UNSUPPORTED
                                                             : COLLC_ERR_ARG);
   req->plan = plan;
+  req->call = call;
+  req->planId = planId(plan);
   countRequest(plan, +1);
   if (Status s = commState(call.comm, req->comm); !s.ok())
     return failStatus(s, COLLC_ERR_MPI);
@@ -359,7 +379,41 @@ Call makeCall(Collective c, const void *sendbuf, void *recvbuf, MPI_Count count,
   return call;
 }
 
+/// Whether `req` was bound for exactly this call.
+bool sameCall(const collc_request_s *req, collc_plan plan, const Call &call) {
+  const Call &c = req->call;
+  return req->planId == planId(plan) && c.collective == call.collective &&
+         c.sendbuf == call.sendbuf && c.recvbuf == call.recvbuf && c.count == call.count &&
+         c.type == call.type && c.op == call.op && c.root == call.root;
+}
+
 int blocking(collc_plan plan, const Call &call) {
+  const bool cacheable = plan && call.comm != MPI_COMM_NULL && call.count > 0 &&
+                         elemTypeOf(call.type) && reduceOpOf(call.op);
+  if (cacheable) {
+    CommState *state = nullptr;
+    if (Status s = commState(call.comm, state); !s.ok())
+      return failStatus(s, COLLC_ERR_MPI);
+    collc_request_s *req = state->lastBlocking;
+    if (!req || !sameCall(req, plan, call)) {
+      deleteRequest(state->lastBlocking);
+      state->lastBlocking = nullptr;
+      if (int rc = makeRequest(plan, call, /*persistent=*/true, req); rc != COLLC_SUCCESS)
+        return rc;
+      req->cached = true;
+      countRequest(plan, -1);
+      state->lastBlocking = req;
+    }
+    if (int rc = startRequest(req); rc != COLLC_SUCCESS)
+      return rc;
+    collc_request handle = req;
+    int rc = progress(&handle, nullptr, true);
+    if (rc != COLLC_SUCCESS) { // do not reuse a request whose run failed
+      deleteRequest(state->lastBlocking);
+      state->lastBlocking = nullptr;
+    }
+    return rc;
+  }
   collc_request_s *req = nullptr;
   if (int rc = makeRequest(plan, call, false, req); rc != COLLC_SUCCESS)
     return rc;

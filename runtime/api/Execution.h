@@ -21,6 +21,7 @@ int failStatus(const Status &s, int fallback);
 const LoadedPlan &loadedOf(collc_plan p);
 const PreparedRank &preparedOf(collc_plan p, uint32_t rank);
 void countRequest(collc_plan p, int delta);
+uint64_t planId(collc_plan p);
 
 /// One collective call as MPI passes it.
 struct Call {

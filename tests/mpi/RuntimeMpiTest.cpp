@@ -519,6 +519,43 @@ void persistent(Suite &s) {
   s.expect(rc == COLLC_SUCCESS, collcFailure("collc_wait", rc));
 }
 
+/// Blocking calls that repeat the last one on a communicator reuse its bound
+/// request: new inputs in the same buffers must still be right, a changed
+/// call must not reuse it, and a plan can be freed and another loaded (maybe
+/// at the same address) without the cache serving the old one.
+void repeatedBlocking(Suite &s) {
+  const uint32_t p = uint32_t(s.size());
+  using rt::ElemType;
+  using rt::ReduceOp;
+  const Workload sum = bench::builtinWorkload(ReduceOp::Sum, ElemType::Int64);
+  const Workload maxw = bench::builtinWorkload(ReduceOp::Max, ElemType::Int32);
+  for (int round = 0; round < 3; ++round) {
+    Plan plan = makePlan(algorithm(ir::Collective::Allreduce,
+                                   round == 1 ? "recursive_doubling" : "ring"),
+                         p);
+    Case c(plan, sum, 37, round == 2, MPI_COMM_WORLD, 0);
+    Case other(plan, maxw, 37, false, MPI_COMM_WORLD, 0);
+    int wrong = 0;
+    for (int k = 0; k < 200; ++k) {
+      Case &x = k % 50 == 49 ? other : c; // now and then a different call
+      x.salt = uint64_t(k + 1000 * round);
+      x.prepare();
+      int rc = x.runBlocking();
+      if (rc != COLLC_SUCCESS) {
+        s.expect(false, x.describe() + ": " + collcFailure("the blocking call", rc));
+        return;
+      }
+      if (!x.verify().empty() && wrong++ == 0)
+        s.expect(false, x.describe() + ": call " + std::to_string(k) + ": " + x.verify());
+    }
+    s.expect(wrong == 0, std::to_string(wrong) + " of 200 repeated blocking calls wrong");
+    // The cached request is not a live request of the plan: freeing works.
+    collc_plan handle = plan.release();
+    s.expect(collc_plan_free(&handle) == COLLC_SUCCESS,
+             "collc_plan_free after blocking calls: " + std::string(collc_error_message()));
+  }
+}
+
 void nonCommutative(Suite &s) {
   const uint32_t p = uint32_t(s.size());
   const Workload &mat = bench::matrixWorkload();
@@ -747,6 +784,7 @@ int main(int argc, char **argv) {
       s.test("in_place", [&] { inPlace(s); });
       s.test("nonblocking", [&] { nonBlocking(s); });
       s.test("persistent", [&] { persistent(s); });
+      s.test("repeated_blocking", [&] { repeatedBlocking(s); });
       s.test("noncommutative", [&] { nonCommutative(s); });
       s.test("communicators", [&] { communicators(s); });
       s.test("refusals", [&] { refusals(s); });

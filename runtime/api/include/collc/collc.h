@@ -12,9 +12,11 @@
  * commutative operation is refused for a non-commutative one
  * (COLLC_ERR_UNSUPPORTED) — never a wrong answer. Datatypes: the predefined
  * ones with the predefined operations the MPI standard defines for them run
- * collc's own kernels; user-defined operations (MPI_Op_create) and contiguous
- * derived datatypes go through MPI_Reduce_local with the operands in the
- * order the plan names; anything else is refused. MPI_IN_PLACE is accepted
+ * collc's own kernels; user-defined operations (MPI_Op_create), on predefined
+ * or contiguous derived datatypes, go through MPI_Reduce_local with the
+ * operands in the order the plan names; anything else (non-contiguous types,
+ * predefined operations on derived types, pairs MPI does not define) is
+ * refused. MPI_IN_PLACE is accepted
  * where MPI allows it (allreduce: every rank; reduce: the root); if the plan
  * is not proven for in-place use, the input is first copied aside.
  *

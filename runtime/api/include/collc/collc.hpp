@@ -122,6 +122,8 @@ public:
     return Request(r);
   }
   collc_plan get() const { return p_; }
+  /// Gives up ownership: the caller frees the plan with collc_plan_free.
+  collc_plan release() { return std::exchange(p_, COLLC_PLAN_NULL); }
 
 private:
   explicit Plan(collc_plan p) : p_(p) {}
