@@ -42,7 +42,12 @@ struct CommState {
   std::atomic<uint64_t> inFlight{0};
 };
 
+/// Bumped whenever a communicator's state is freed, so a thread's cached
+/// (communicator, state) pair is known stale when a handle gets reused.
+std::atomic<uint64_t> commStateEpoch{0};
+
 int deleteCommState(MPI_Comm, int, void *attr, void *) {
+  ++commStateEpoch;
   auto *s = static_cast<CommState *>(attr);
   deleteRequest(s->lastBlocking); // before the duplicate it sends on
   if (s->dup != MPI_COMM_NULL)
@@ -387,13 +392,49 @@ bool sameCall(const collc_request_s *req, collc_plan plan, const Call &call) {
          c.type == call.type && c.op == call.op && c.root == call.root;
 }
 
+/// The communicator this thread made a blocking call on last, and its state,
+/// so that a repeated call needs no attribute lookup (a lock in Open MPI).
+struct LastComm {
+  MPI_Comm comm = MPI_COMM_NULL;
+  CommState *state = nullptr;
+  uint64_t epoch = 0;
+};
+LastComm &lastComm() {
+  thread_local LastComm last;
+  return last;
+}
+CommState *lastCommState(MPI_Comm comm) {
+  const LastComm &l = lastComm();
+  return l.state && l.comm == comm && l.epoch == commStateEpoch.load() ? l.state : nullptr;
+}
+void rememberCommState(MPI_Comm comm, CommState *state) {
+  lastComm() = LastComm{comm, state, commStateEpoch.load()};
+}
+
+int runCached(collc_request_s *req, CommState *state) {
+  if (int rc = startRequest(req); rc != COLLC_SUCCESS)
+    return rc;
+  collc_request handle = req;
+  int rc = progress(&handle, nullptr, true);
+  if (rc != COLLC_SUCCESS) { // do not reuse a request whose run failed
+    deleteRequest(state->lastBlocking);
+    state->lastBlocking = nullptr;
+  }
+  return rc;
+}
+
 int blocking(collc_plan plan, const Call &call) {
+  // Fast path: the same call as last time on this communicator.
+  if (CommState *state = lastCommState(call.comm);
+      plan && state && state->lastBlocking && sameCall(state->lastBlocking, plan, call))
+    return runCached(state->lastBlocking, state);
   const bool cacheable = plan && call.comm != MPI_COMM_NULL && call.count > 0 &&
                          elemTypeOf(call.type) && reduceOpOf(call.op);
   if (cacheable) {
     CommState *state = nullptr;
     if (Status s = commState(call.comm, state); !s.ok())
       return failStatus(s, COLLC_ERR_MPI);
+    rememberCommState(call.comm, state);
     collc_request_s *req = state->lastBlocking;
     if (!req || !sameCall(req, plan, call)) {
       deleteRequest(state->lastBlocking);
@@ -404,15 +445,7 @@ int blocking(collc_plan plan, const Call &call) {
       countRequest(plan, -1);
       state->lastBlocking = req;
     }
-    if (int rc = startRequest(req); rc != COLLC_SUCCESS)
-      return rc;
-    collc_request handle = req;
-    int rc = progress(&handle, nullptr, true);
-    if (rc != COLLC_SUCCESS) { // do not reuse a request whose run failed
-      deleteRequest(state->lastBlocking);
-      state->lastBlocking = nullptr;
-    }
-    return rc;
+    return runCached(req, state);
   }
   collc_request_s *req = nullptr;
   if (int rc = makeRequest(plan, call, false, req); rc != COLLC_SUCCESS)
