@@ -74,6 +74,9 @@ OPTIONS:
                    if it is wrong, a note goes to stderr (Open MPI 4.1's op/avx
                    sums 8- and 16-bit integers with saturation) but the row's ok
                    is the plan's verdict.
+  --all-pairs      run every (op, datatype) pair MPI defines and collc has a kernel
+                   for, then the noncommutative op, instead of --dtype / --op
+                   (with --check: the whole table in one run)
   --json           one JSON object per row instead of the table
   --help           this text
 
@@ -103,6 +106,7 @@ struct Options {
   std::vector<size_t> sizes = {8, 64 << 10, 1 << 20};
   int iters = 20, warmup = 3;
   bool inPlace = false, persistent = false, check = false, json = false, help = false;
+  bool allPairs = false;
 };
 
 bool parseInt(const std::string &s, int &out) {
@@ -164,6 +168,8 @@ std::string parseArgs(int argc, char **argv, Options &o) {
       err = flag(o.check);
     } else if (arg == "--json") {
       err = flag(o.json);
+    } else if (arg == "--all-pairs") {
+      err = flag(o.allPairs);
     } else if (arg == "--plan" || arg == "--plan-dir" || arg == "--dtype" || arg == "--op" ||
                arg == "--sizes" || arg == "--iters" || arg == "--warmup") {
       if (!takeValue())
@@ -543,29 +549,9 @@ std::string baseName(const std::string &path) {
   return std::filesystem::path(path).filename().string();
 }
 
-int benchMain(int argc, char **argv) {
-  Bench b;
-  MPI_Comm_rank(b.comm, &b.rank);
-  MPI_Comm_size(b.comm, &b.size);
-  if (std::string err = parseArgs(argc, argv, b.opt); !err.empty()) {
-    if (b.rank == 0)
-      std::fprintf(stderr, "collc-bench: error: %s (see --help)\n", err.c_str());
-    return 2;
-  }
-  if (b.opt.help) {
-    if (b.rank == 0)
-      std::fputs(kHelp, stdout);
-    return 0;
-  }
-  std::string err;
-  std::optional<Workload> w = collc::bench::parseWorkload(b.opt.op, b.opt.dtype, err);
-  if (!w) {
-    if (b.rank == 0)
-      std::fprintf(stderr, "collc-bench: error: %s\n", err.c_str());
-    return 2;
-  }
-  b.w = *w;
-
+/// Times (and checks) every plan at every size for the workload in b.w;
+/// false when a checked row is wrong or a plan fails other than by refusal.
+bool runWorkload(Bench &b) {
   // The bandwidth bound: rank 0 alone, the others wait.
   std::vector<double> copyUs(b.opt.sizes.size());
   if (b.rank == 0)
@@ -619,6 +605,44 @@ int benchMain(int argc, char **argv) {
     }
     if (plan != COLLC_PLAN_NULL)
       collc_plan_free(&plan);
+  }
+  return allOk;
+}
+
+int benchMain(int argc, char **argv) {
+  Bench b;
+  MPI_Comm_rank(b.comm, &b.rank);
+  MPI_Comm_size(b.comm, &b.size);
+  if (std::string err = parseArgs(argc, argv, b.opt); !err.empty()) {
+    if (b.rank == 0)
+      std::fprintf(stderr, "collc-bench: error: %s (see --help)\n", err.c_str());
+    return 2;
+  }
+  if (b.opt.help) {
+    if (b.rank == 0)
+      std::fputs(kHelp, stdout);
+    return 0;
+  }
+  std::vector<Workload> workloads;
+  if (b.opt.allPairs) {
+    for (auto [op, type] : collc::bench::validPairs())
+      workloads.push_back(collc::bench::builtinWorkload(op, type));
+    workloads.push_back(collc::bench::matrixWorkload());
+  } else {
+    std::string err;
+    std::optional<Workload> w = collc::bench::parseWorkload(b.opt.op, b.opt.dtype, err);
+    if (!w) {
+      if (b.rank == 0)
+        std::fprintf(stderr, "collc-bench: error: %s\n", err.c_str());
+      return 2;
+    }
+    workloads.push_back(*w);
+  }
+  bool allOk = true;
+  for (const Workload &w : workloads) {
+    b.w = w;
+    b.references.clear(); // the reference folds are per workload
+    allOk = runWorkload(b) && allOk;
   }
   return allOk ? 0 : 1;
 }
