@@ -16,8 +16,10 @@
 //     posted and vice versa), every op completes; a stuck state is reported
 //     as its wait-for cycle across ranks;
 //  5. values: no op reads an undefined slot (`uninitialized`), writes the
-//     read-only input (`input-write`), combines different chunks
-//     (`misplaced`), counts a rank twice (`duplicate-contribution`) or — for
+//     read-only input (`input-write`), combines different chunks or writes
+//     into an in/out slot a chunk other than the slot's own — those slots are
+//     sized for their chunk; only tmp slots hold any (`misplaced`), counts a
+//     rank twice (`duplicate-contribution`) or — for
 //     plans that must work with merely associative operations — combines
 //     anything but adjacent rank intervals in rank order (`order`);
 //  6. results: every required output slot holds exactly the collective's

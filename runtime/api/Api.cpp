@@ -72,6 +72,9 @@ int failStatus(const Status &s, int fallback) {
   case ErrorCode::State:
     code = COLLC_ERR_STATE;
     break;
+  case ErrorCode::Invalid: // a plan that binding shows cannot be right
+    code = COLLC_ERR_PLAN;
+    break;
   default:
     break;
   }

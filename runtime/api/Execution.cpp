@@ -37,10 +37,29 @@ struct CommState {
   collc_request_s *lastBlocking = nullptr;
   int tagUb = 32767;
   uint64_t executions = 0; ///< started so far; equal on all ranks
-  /// Atomic: a request may complete on another thread than the one starting
-  /// the next (the interposer progresses requests from Open MPI's progress engine).
-  std::atomic<uint64_t> inFlight{0};
+  /// Tag ranges of the executions in flight, and where the next one starts.
+  /// Every rank starts the same plans in the same order, so every rank
+  /// assigns the same ranges. Locked: a request may complete on another
+  /// thread than the one starting the next (the interposer progresses
+  /// requests from Open MPI's progress engine).
+  std::mutex tagMu;
+  uint64_t nextTag = 0;
+  std::vector<std::pair<uint64_t, uint32_t>> liveTags; ///< (base, stride)
+  /// Owners: the communicator's attribute, and every request made on it, so
+  /// that requests outlive an MPI_Comm_free of their communicator, as MPI
+  /// allows (the private duplicate is freed with the last owner).
+  std::atomic<int> refs{1};
 };
+
+void releaseCommState(CommState *s) {
+  if (!s || --s->refs > 0)
+    return;
+  int finalized = 0;
+  MPI_Finalized(&finalized);
+  if (s->dup != MPI_COMM_NULL && !finalized)
+    MPI_Comm_free(&s->dup);
+  delete s;
+}
 
 /// Bumped whenever a communicator's state is freed, so a thread's cached
 /// (communicator, state) pair is known stale when a handle gets reused.
@@ -49,10 +68,9 @@ std::atomic<uint64_t> commStateEpoch{0};
 int deleteCommState(MPI_Comm, int, void *attr, void *) {
   ++commStateEpoch;
   auto *s = static_cast<CommState *>(attr);
-  deleteRequest(s->lastBlocking); // before the duplicate it sends on
-  if (s->dup != MPI_COMM_NULL)
-    MPI_Comm_free(&s->dup);
-  delete s;
+  deleteRequest(s->lastBlocking);
+  s->lastBlocking = nullptr;
+  releaseCommState(s); // the attribute's reference; requests may hold more
   return MPI_SUCCESS;
 }
 
@@ -249,6 +267,7 @@ struct collc_request_s {
   void *recvbuf = nullptr;
   bool persistent = false;
   bool active = false;
+  uint64_t tagBase = 0; ///< of the execution in flight
   /// Kept by CommState::lastBlocking: not counted as a request of the plan
   /// (which may be freed; `call` and `planId` then no longer match).
   bool cached = false;
@@ -258,6 +277,8 @@ struct collc_request_s {
   ~collc_request_s() {
     if (plan && !cached)
       countRequest(plan, -1);
+    transport.reset(); // before the communicator it sends on may go
+    releaseCommState(comm);
   }
 };
 
@@ -284,6 +305,7 @@ int makeRequest(collc_plan plan, const Call &call, bool persistent, collc_reques
   countRequest(plan, +1);
   if (Status s = commState(call.comm, req->comm); !s.ok())
     return failStatus(s, COLLC_ERR_MPI);
+  ++req->comm->refs;
   const CallPlan &how = req->how;
   req->ctx = CombineCtx{how.kernel, call.op, call.type, how.extent, how.commutativeOp};
   Combiner combine{how.kernel ? kernelCombine : userCombine, &req->ctx};
@@ -310,30 +332,46 @@ int makeRequest(collc_plan plan, const Call &call, bool persistent, collc_reques
   return COLLC_SUCCESS;
 }
 
+void finished(collc_request_s *req) {
+  req->active = false;
+  CommState &c = *req->comm;
+  std::lock_guard<std::mutex> lock(c.tagMu);
+  for (size_t k = 0; k < c.liveTags.size(); ++k)
+    if (c.liveTags[k].first == req->tagBase) {
+      c.liveTags[k] = c.liveTags.back();
+      c.liveTags.pop_back();
+      break;
+    }
+}
+
 int startRequest(collc_request_s *req) {
   if (req->active)
     return fail(COLLC_ERR_STATE, "collc_start: the request is still active");
-  if (req->comm->inFlight >= req->exec.maxInFlight())
-    return fail(COLLC_ERR_STATE, "too many executions in flight on this communicator (" +
-                                     std::to_string(req->comm->inFlight) +
-                                     ") for the plan's tag range");
+  CommState &c = *req->comm;
+  const uint32_t stride = req->exec.tagStride();
+  const uint64_t tags = uint64_t(c.tagUb) + 1;
+  {
+    std::lock_guard<std::mutex> lock(c.tagMu);
+    uint64_t base = c.nextTag + stride > tags ? 0 : c.nextTag;
+    for (auto [b, n] : c.liveTags)
+      if (base < b + n && b < base + stride)
+        return fail(COLLC_ERR_STATE,
+                    "too many executions in flight on this communicator: tags " +
+                        std::to_string(base) + ".." + std::to_string(base + stride - 1) +
+                        " are still in use (MPI_TAG_UB = " + std::to_string(c.tagUb) + ")");
+    c.nextTag = base + stride;
+    c.liveTags.emplace_back(base, stride);
+    req->tagBase = base;
+  }
   if (req->inCopy)
     std::memcpy(req->inCopy.get(), req->recvbuf, req->inBytes);
-  uint64_t execution = req->comm->executions++;
   req->active = true;
-  ++req->comm->inFlight;
-  if (Status s = req->exec.start(execution); !s.ok()) {
-    req->active = false;
-    --req->comm->inFlight;
+  if (Status s = req->exec.startAt(int(req->tagBase)); !s.ok()) {
+    finished(req);
     req->transport->abandon();
     return failStatus(s, COLLC_ERR_MPI);
   }
   return COLLC_SUCCESS;
-}
-
-void finished(collc_request_s *req) {
-  req->active = false;
-  --req->comm->inFlight;
 }
 
 int progress(collc_request *request, int *flag, bool block) {
@@ -412,8 +450,11 @@ void rememberCommState(MPI_Comm comm, CommState *state) {
 }
 
 int runCached(collc_request_s *req, CommState *state) {
-  if (int rc = startRequest(req); rc != COLLC_SUCCESS)
+  if (int rc = startRequest(req); rc != COLLC_SUCCESS) { // do not reuse it either
+    deleteRequest(state->lastBlocking);
+    state->lastBlocking = nullptr;
     return rc;
+  }
   collc_request handle = req;
   int rc = progress(&handle, nullptr, true);
   if (rc != COLLC_SUCCESS) { // do not reuse a request whose run failed

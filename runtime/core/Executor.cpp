@@ -17,7 +17,9 @@ void zip(const P *a, uint32_t na, const P *b, uint32_t nb, const P *c, uint32_t 
          size_t extent, F &&f) {
   uint32_t ia = 0, ib = 0, ic = 0;
   size_t oa = 0, ob = 0, oc = 0; // elements consumed in the current piece
-  while (ia < na) {
+  // (bind() refuses ranges of different totals; stopping at the shortest
+  // list keeps even a broken plan inside its buffers.)
+  while (ia < na && (nb == 0 || ib < nb) && (nc == 0 || ic < nc)) {
     size_t len = a[ia].elems - oa;
     if (nb)
       len = std::min(len, b[ib].elems - ob);
@@ -73,6 +75,8 @@ Executor::Range Executor::bindRange(Buffer b, uint32_t chunk, uint32_t count, ui
   if (b == Buffer::Tmp) {
     for (uint32_t j = 0; j < count; ++j) {
       uint32_t c = prep_->tmpChunks[ids + j];
+      if (c == unknownChunk)
+        unknownTmp_ = true;
       size_t elems = c == unknownChunk ? cap_ : chunkBegin(c + 1, n, C) - chunkBegin(c, n, C);
       add(tmp_.get() + (uint64_t(chunk) + j) * cap_ * ext, elems);
     }
@@ -110,6 +114,7 @@ Status Executor::bind(const PreparedRank &prep, const Buffers &buffers, Combiner
 
   tmp_.reset(s.scratch ? new char[size_t(s.scratch) * cap_ * ext + 1] : nullptr);
   pieces_.clear();
+  unknownTmp_ = false;
   bound_.assign(prep.ops.size(), BoundOp{});
   size_t stageElems = 0, scratchElems = 0;
   std::vector<size_t> stageAt(prep.ops.size(), SIZE_MAX);
@@ -137,6 +142,18 @@ Status Executor::bind(const PreparedRank &prep, const Buffers &buffers, Combiner
       b.dst = bindRange(op.dst, op.dstChunk, op.count, op.dstIds);
       break;
     }
+    if (unknownTmp_)
+      return Status::error(ErrorCode::Invalid,
+                           "op " + std::to_string(i) + " uses tmp slots whose chunks cannot be "
+                           "determined: the plan does not verify (collc verify)");
+    // Local operands must match element for element (a verified plan's do).
+    const size_t want = op.kind == OpKind::Copy ? b.src.elems : b.buf.elems;
+    if ((op.kind == OpKind::Copy || op.kind == OpKind::Reduce || op.kind == OpKind::RecvReduce) &&
+        (b.dst.elems != want || (op.kind == OpKind::Reduce && b.src.elems != want)))
+      return Status::error(ErrorCode::Invalid,
+                           "op " + std::to_string(i) + " combines ranges of different sizes (" +
+                               std::to_string(want) + " and " + std::to_string(b.dst.elems) +
+                               " elements): the plan does not verify (collc verify)");
     bool staged = op.kind == OpKind::RecvReduce ||
                   (op.kind == OpKind::Send && b.buf.size > 1) ||
                   (op.kind == OpKind::Recv && b.dst.size > 1);
@@ -165,18 +182,26 @@ Status Executor::bind(const PreparedRank &prep, const Buffers &buffers, Combiner
   return Status::success();
 }
 
-Status Executor::start(uint64_t execution) {
+Status Executor::startAt(int tagBase) {
   assert(prep_ && !running_ && "start without bind, or while running");
+  assert(tagBase >= 0 && uint64_t(tagBase) + prep_->tagStride <=
+                             uint64_t(transport_->maxTag()) + 1 && "tags out of range");
   running_ = true;
   doneOps_ = 0;
-  tagBase_ = static_cast<int>((execution % tagWindows_) * prep_->tagStride);
+  tagBase_ = tagBase;
   std::copy(prep_->predCount.begin(), prep_->predCount.end(), pending_.begin());
   ready_.assign(roots_.begin(), roots_.end());
   if (bufs_.count == 0 || prep_->ops.empty()) { // every rank skips: nothing moves
     running_ = false;
     return Status::success();
   }
-  return drainReady();
+  return failed(drainReady());
+}
+
+Status Executor::failed(Status s) {
+  if (!s.ok())
+    running_ = false; // the caller abandons the transport's requests
+  return s;
 }
 
 void Executor::complete(uint32_t op) {
@@ -282,10 +307,10 @@ Status Executor::drainReady() {
 Status Executor::test(bool &done) {
   if (running_) {
     completed_.clear();
-    COLLC_RT_TRY(transport_->poll(false, completed_));
+    COLLC_RT_TRY(failed(transport_->poll(false, completed_)));
     for (uint32_t i : completed_)
       finishMessage(i);
-    COLLC_RT_TRY(drainReady());
+    COLLC_RT_TRY(failed(drainReady()));
   }
   done = !running_;
   return Status::success();
@@ -294,10 +319,10 @@ Status Executor::test(bool &done) {
 Status Executor::wait() {
   while (running_) {
     completed_.clear();
-    COLLC_RT_TRY(transport_->poll(true, completed_));
+    COLLC_RT_TRY(failed(transport_->poll(true, completed_)));
     for (uint32_t i : completed_)
       finishMessage(i);
-    COLLC_RT_TRY(drainReady());
+    COLLC_RT_TRY(failed(drainReady()));
   }
   return Status::success();
 }

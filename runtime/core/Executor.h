@@ -36,9 +36,17 @@ public:
   [[nodiscard]] Status bind(const PreparedRank &prep, const Buffers &buffers,
                             Combiner combine, Transport &transport);
 
-  /// Starts execution number `execution` (the same on every rank for one
-  /// collective call; distinct for executions in flight together).
-  [[nodiscard]] Status start(uint64_t execution);
+  /// Starts an execution whose messages use tags [tagBase, tagBase +
+  /// tagStride()): the same on every rank for one collective call, disjoint
+  /// for executions in flight together on one communicator.
+  [[nodiscard]] Status startAt(int tagBase);
+  /// Starts execution number `execution` of this plan alone on its
+  /// communicator: tags cycle through the plan's windows.
+  [[nodiscard]] Status start(uint64_t execution) {
+    return startAt(static_cast<int>((execution % tagWindows_) * prep_->tagStride));
+  }
+  /// Tags one execution uses.
+  uint32_t tagStride() const { return prep_->tagStride; }
   /// Progresses without blocking; `done` tells whether the execution finished.
   [[nodiscard]] Status test(bool &done);
   /// Progresses until the execution finishes.
@@ -69,12 +77,15 @@ private:
   void finishMessage(uint32_t op);
   void runLocal(uint32_t op);
   [[nodiscard]] Status drainReady();
+  /// Ends the execution when `s` is a failure; returns `s`.
+  [[nodiscard]] Status failed(Status s);
 
   const PreparedRank *prep_ = nullptr;
   Transport *transport_ = nullptr;
   Combiner combine_;
   Buffers bufs_;
   size_t cap_ = 0; ///< elements per tmp slot
+  bool unknownTmp_ = false; ///< bindRange met a tmp slot of unknown chunk
   std::unique_ptr<char[]> tmp_, stage_, scratch_;
   std::vector<Piece> pieces_;
   std::vector<BoundOp> bound_;

@@ -1,15 +1,12 @@
 // runtime/core/Prepared.cpp: dependency lists, channel sequence numbers and
 // the chunk identity of tmp slots for one rank of a loaded plan.
 //
-// Chunk identity: every rank's program is replayed in listing order with
-// one number per tmp slot (the chunk it holds). A `recv` into tmp takes the
-// chunks its matching send carries, so a rank waits (is parked) until the
-// sender's replay has passed that send. For a verified plan listing order is
-// a valid execution order (dependencies point backward and the plan is
-// race-free), so the replay finds what every execution holds. For plans that
-// were not verified a slot may stay unknown; the interpreter then gives it its
-// full capacity, which is safe but may make messages mismatch (an MPI error,
-// never an overrun).
+// Chunk identity: every rank's program is replayed as a dataflow with one
+// number per tmp slot (the chunk it holds); a `recv` into tmp takes the
+// chunks its matching send carries and waits (only that op) until the send
+// has been replayed. For a verified (race-free, deadlock-free) plan this
+// finds what every execution holds. For a plan that was not verified a slot
+// may stay unknown; the executor then refuses to bind the plan.
 #include "runtime/core/Prepared.h"
 
 #include <cassert>
@@ -75,14 +72,64 @@ Sequences numberMessages(const LoadedPlan &plan) {
   return out;
 }
 
-/// Replays all ranks to find the chunk each tmp slot holds at every op of
-/// `target`; appends to `prep.tmpChunks` and sets the ops' id indices.
+/// Dependencies of one program (DESIGN.md): a step op waits for every op of
+/// the nearest lower step; an `after` op for the ops listed. Compressed rows.
+struct Deps {
+  std::vector<uint32_t> predCount, succBegin, succ;
+};
+
+Deps dependencies(const Program &prog) {
+  const uint32_t n = static_cast<uint32_t>(prog.ops.size());
+  std::vector<std::vector<uint32_t>> preds(n);
+  std::vector<uint32_t> prevStep, curStep;
+  bool haveStep = false;
+  uint32_t curValue = 0;
+  for (uint32_t i = 0; i < n; ++i) {
+    const Op &op = prog.ops[i];
+    if (op.deps == DepKind::After) {
+      auto a = prog.afterOf(op);
+      preds[i].assign(a.begin(), a.end());
+    } else if (op.deps == DepKind::Step) {
+      if (!haveStep || op.step != curValue) {
+        prevStep = haveStep ? curStep : std::vector<uint32_t>{};
+        curStep.clear();
+        haveStep = true;
+        curValue = op.step;
+      }
+      preds[i] = prevStep;
+      curStep.push_back(i);
+    }
+  }
+  Deps d;
+  d.predCount.resize(n);
+  std::vector<uint32_t> count(n + 1, 0);
+  for (uint32_t i = 0; i < n; ++i) {
+    d.predCount[i] = static_cast<uint32_t>(preds[i].size());
+    for (uint32_t x : preds[i])
+      ++count[x];
+  }
+  d.succBegin.assign(n + 1, 0);
+  for (uint32_t i = 0; i < n; ++i)
+    d.succBegin[i + 1] = d.succBegin[i] + count[i];
+  d.succ.resize(d.succBegin[n]);
+  std::vector<uint32_t> fill(d.succBegin.begin(), d.succBegin.end() - 1);
+  for (uint32_t i = 0; i < n; ++i)
+    for (uint32_t x : preds[i])
+      d.succ[fill[x]++] = i;
+  return d;
+}
+
+/// Replays all ranks as a dataflow (an op runs once its dependencies have; a
+/// receive into tmp once its matching send has) to find the chunk each tmp
+/// slot holds at every op of `target`; appends to `prep.tmpChunks` and sets
+/// the ops' id indices. For a race-free plan every such order gives the same
+/// answer: whatever writes a slot an op reads is one of its dependencies.
 void traceTmpChunks(const LoadedPlan &plan, const Sequences &seqs, PreparedRank &prep) {
   const Shape &shape = plan.shape;
   const uint32_t p = shape.ranks, target = prep.rank;
   // The receives into tmp, keyed by channel position, and what their sends carry.
   std::unordered_map<ChannelKey, std::vector<uint32_t>, ChannelKeyHash> carried;
-  std::unordered_map<ChannelKey, uint32_t, ChannelKeyHash> parked; // key -> rank
+  std::unordered_map<ChannelKey, uint32_t, ChannelKeyHash> parked; // key -> op of `to`
   for (uint32_t r = 0; r < p; ++r) {
     const auto &ops = plan.programs[r].ops;
     for (uint32_t i = 0; i < ops.size(); ++i)
@@ -90,11 +137,16 @@ void traceTmpChunks(const LoadedPlan &plan, const Sequences &seqs, PreparedRank 
         carried.emplace(ChannelKey{ops[i].peer, r, seqs.seq[r][i]}, std::vector<uint32_t>{});
   }
   std::vector<std::vector<uint32_t>> tmp(p, std::vector<uint32_t>(shape.scratch, unknownChunk));
-  std::vector<uint32_t> cursor(p, 0);
-  std::vector<uint8_t> done(p, 0);
-  std::deque<uint32_t> runnable;
-  for (uint32_t r = 0; r < p; ++r)
-    runnable.push_back(r);
+  std::vector<Deps> deps;
+  deps.reserve(p);
+  std::deque<std::pair<uint32_t, uint32_t>> ready; // (rank, op)
+  for (uint32_t r = 0; r < p; ++r) {
+    deps.push_back(dependencies(plan.programs[r]));
+    for (uint32_t i = 0; i < deps[r].predCount.size(); ++i)
+      if (deps[r].predCount[i] == 0)
+        ready.emplace_back(r, i);
+  }
+  std::vector<uint8_t> traced(prep.ops.size(), 0);
 
   auto idsOf = [&](uint32_t r, Buffer b, uint32_t chunk, uint32_t count,
                    std::vector<uint32_t> &ids) {
@@ -113,71 +165,72 @@ void traceTmpChunks(const LoadedPlan &plan, const Sequences &seqs, PreparedRank 
   };
 
   std::vector<uint32_t> ids;
-  while (!runnable.empty()) {
-    uint32_t r = runnable.front();
-    runnable.pop_front();
-    const auto &ops = plan.programs[r].ops;
-    while (cursor[r] < ops.size()) {
-      const uint32_t i = cursor[r];
-      const Op &op = ops[i];
-      PreparedOp *po = r == target ? &prep.ops[i] : nullptr;
-      if (op.kind == OpKind::Recv && op.buf == Buffer::Tmp) {
-        auto it = carried.find(ChannelKey{op.peer, r, seqs.seq[r][i]});
-        assert(it != carried.end());
-        if (it->second.empty()) { // the send has not been replayed yet
-          parked[it->first] = r;
-          break;
-        }
-        for (uint32_t j = 0; j < op.count && j < it->second.size(); ++j)
-          tmp[r][op.chunk + j] = it->second[j];
+  while (!ready.empty()) {
+    auto [r, i] = ready.front();
+    ready.pop_front();
+    const Op &op = plan.programs[r].ops[i];
+    if (op.kind == OpKind::Recv && op.buf == Buffer::Tmp) {
+      auto it = carried.find(ChannelKey{op.peer, r, seqs.seq[r][i]});
+      assert(it != carried.end());
+      if (it->second.empty()) { // the send has not been replayed yet
+        parked[it->first] = i;
+        continue;
       }
-      if (po) {
-        record(po->bufIds, op.buf, r, op.chunk, op.count);
-        if (hasSrc(op.kind))
-          record(po->srcIds, op.src, r, op.srcChunk, op.count);
-      }
-      switch (op.kind) {
-      case OpKind::Send: {
-        auto it = carried.find(ChannelKey{r, op.peer, seqs.seq[r][i]});
-        if (it != carried.end()) {
-          idsOf(r, op.buf, op.chunk, op.count, it->second);
-          if (it->second.empty())
-            it->second.push_back(unknownChunk); // count >= 1: never empty
-          auto w = parked.find(it->first);
-          if (w != parked.end()) {
-            runnable.push_back(w->second);
-            parked.erase(w);
-          }
-        }
-        break;
-      }
-      case OpKind::Copy:
-        if (op.buf == Buffer::Tmp) {
-          idsOf(r, op.src, op.srcChunk, op.count, ids);
-          std::copy(ids.begin(), ids.end(), tmp[r].begin() + op.chunk);
-        }
-        break;
-      case OpKind::Reduce:
-      case OpKind::RecvReduce:
-        // The result is of the local operand's chunks.
-        if (op.hasDst && op.dst == Buffer::Tmp) {
-          idsOf(r, op.buf, op.chunk, op.count, ids);
-          std::copy(ids.begin(), ids.end(), tmp[r].begin() + op.dstChunk);
-        }
-        break;
-      case OpKind::Recv:
-        break;
-      }
-      if (po)
-        record(po->dstIds, po->dst, r, po->dstChunk, op.count);
-      ++cursor[r];
+      for (uint32_t j = 0; j < op.count && j < it->second.size(); ++j)
+        tmp[r][op.chunk + j] = it->second[j];
     }
-    if (cursor[r] == ops.size())
-      done[r] = 1;
+    PreparedOp *po = r == target ? &prep.ops[i] : nullptr;
+    if (po) {
+      record(po->bufIds, op.buf, r, op.chunk, op.count);
+      if (hasSrc(op.kind))
+        record(po->srcIds, op.src, r, op.srcChunk, op.count);
+    }
+    switch (op.kind) {
+    case OpKind::Send: {
+      auto it = carried.find(ChannelKey{r, op.peer, seqs.seq[r][i]});
+      if (it != carried.end()) {
+        idsOf(r, op.buf, op.chunk, op.count, it->second);
+        if (it->second.empty())
+          it->second.push_back(unknownChunk); // count >= 1: never empty
+        auto w = parked.find(it->first);
+        if (w != parked.end()) {
+          ready.emplace_back(op.peer, w->second);
+          parked.erase(w);
+        }
+      }
+      break;
+    }
+    case OpKind::Copy:
+      if (op.buf == Buffer::Tmp) {
+        idsOf(r, op.src, op.srcChunk, op.count, ids);
+        std::copy(ids.begin(), ids.end(), tmp[r].begin() + op.chunk);
+      }
+      break;
+    case OpKind::Reduce:
+    case OpKind::RecvReduce:
+      // The result is of the local operand's chunks.
+      if (op.hasDst && op.dst == Buffer::Tmp) {
+        idsOf(r, op.buf, op.chunk, op.count, ids);
+        std::copy(ids.begin(), ids.end(), tmp[r].begin() + op.dstChunk);
+      }
+      break;
+    case OpKind::Recv:
+      break;
+    }
+    if (po) {
+      record(po->dstIds, po->dst, r, po->dstChunk, op.count);
+      traced[i] = 1;
+    }
+    const Deps &d = deps[r];
+    for (uint32_t k = d.succBegin[i]; k < d.succBegin[i + 1]; ++k)
+      if (--deps[r].predCount[d.succ[k]] == 0)
+        ready.emplace_back(r, d.succ[k]);
   }
-  // Ops of the target never replayed (a plan that would deadlock) keep
-  // unknown chunks.
-  for (uint32_t i = cursor[target]; i < prep.ops.size(); ++i) {
+  // Ops of the target never replayed (a plan that cannot complete) keep
+  // unknown chunks; binding refuses them.
+  for (uint32_t i = 0; i < prep.ops.size(); ++i) {
+    if (traced[i])
+      continue;
     PreparedOp &po = prep.ops[i];
     auto unknown = [&](uint32_t &index, Buffer b) {
       if (b != Buffer::Tmp)
@@ -223,43 +276,10 @@ PreparedRank prepareRank(const LoadedPlan &plan, uint32_t rank) {
       ++prep.messageOps;
   }
 
-  // Dependencies (DESIGN.md): a step op waits for every op of the nearest
-  // lower step; an `after` op for the ops listed.
-  std::vector<std::vector<uint32_t>> preds(n);
-  std::vector<uint32_t> prevStep, curStep;
-  bool haveStep = false;
-  uint32_t curValue = 0;
-  for (uint32_t i = 0; i < n; ++i) {
-    const Op &op = prog.ops[i];
-    if (op.deps == DepKind::After) {
-      auto a = prog.afterOf(op);
-      preds[i].assign(a.begin(), a.end());
-    } else if (op.deps == DepKind::Step) {
-      if (!haveStep || op.step != curValue) {
-        prevStep = haveStep ? curStep : std::vector<uint32_t>{};
-        curStep.clear();
-        haveStep = true;
-        curValue = op.step;
-      }
-      preds[i] = prevStep;
-      curStep.push_back(i);
-    }
-  }
-  prep.predCount.resize(n);
-  std::vector<uint32_t> count(n + 1, 0);
-  for (uint32_t i = 0; i < n; ++i) {
-    prep.predCount[i] = static_cast<uint32_t>(preds[i].size());
-    for (uint32_t d : preds[i])
-      ++count[d];
-  }
-  prep.succBegin.assign(n + 1, 0);
-  for (uint32_t i = 0; i < n; ++i)
-    prep.succBegin[i + 1] = prep.succBegin[i] + count[i];
-  prep.succ.resize(prep.succBegin[n]);
-  std::vector<uint32_t> fill(prep.succBegin.begin(), prep.succBegin.end() - 1);
-  for (uint32_t i = 0; i < n; ++i)
-    for (uint32_t d : preds[i])
-      prep.succ[fill[d]++] = i;
+  Deps d = dependencies(prog);
+  prep.predCount = std::move(d.predCount);
+  prep.succBegin = std::move(d.succBegin);
+  prep.succ = std::move(d.succ);
 
   if (plan.shape.scratch > 0)
     traceTmpChunks(plan, seqs, prep);

@@ -54,7 +54,11 @@ TEST(VerifierDiagnostics, ReportsUninitializedReads) {
   expectDiagnostics("uninitialized.yaml", {{DiagClass::Uninitialized, 1, 0}});
 }
 TEST(VerifierDiagnostics, ReportsMisplacedResults) {
-  expectDiagnostics("misplaced.yaml", {{DiagClass::Misplaced, 0, {}}});
+  expectDiagnostics("misplaced.yaml", {{DiagClass::Misplaced, 0, 0}, {DiagClass::Misplaced, 0, 1}});
+  // A chunk parked in another chunk's out slot, even if overwritten later: in
+  // and out slots are sized for their own chunk, so the runtime would overrun.
+  expectDiagnostics("misplaced-temporary.yaml",
+                    {{DiagClass::Misplaced, 0, 0}, {DiagClass::Misplaced, 1, 0}});
   expectDiagnostics("misplaced-combine.yaml", {{DiagClass::Misplaced, 0, 1}});
 }
 TEST(VerifierDiagnostics, ReportsWritesToTheInput) {

@@ -556,6 +556,82 @@ void repeatedBlocking(Suite &s) {
   }
 }
 
+/// Different plans in flight together on one communicator: their tag ranges
+/// must not overlap even when one rank starts the second before the first has
+/// progressed and another only after (review finding: tags came from each
+/// plan's own stride, so a ring and a binomial could swap messages).
+void mixedPlansInFlight(Suite &s) {
+  const uint32_t p = uint32_t(s.size());
+  if (p < 2)
+    return;
+  using rt::ElemType;
+  using rt::ReduceOp;
+  const Workload sum = bench::builtinWorkload(ReduceOp::Sum, ElemType::Int64);
+  Plan ring = makePlan(algorithm(ir::Collective::Allreduce, "ring"), p);
+  Plan binomial = makePlan(algorithm(ir::Collective::Reduce, "binomial"), p, 0);
+  MPI_Comm sync;
+  MPI_Comm_dup(MPI_COMM_WORLD, &sync);
+  for (int round = 0; round < 3; ++round) {
+    // A fresh communicator: its first executions are where tags collided.
+    MPI_Comm comm;
+    MPI_Comm_dup(MPI_COMM_WORLD, &comm);
+    Case a(ring, sum, 4, false, comm, 900 + uint64_t(round));
+    Case b(binomial, sum, 2, false, comm, 950 + uint64_t(round));
+    collc_request ra = COLLC_REQUEST_NULL, rb = COLLC_REQUEST_NULL;
+    int rc = a.start(&ra);
+    if (s.rank() == 0) { // starts the reduce at once
+      rc = rc ? rc : b.start(&rb);
+      MPI_Barrier(sync);
+    } else { // progresses the allreduce a while first
+      MPI_Barrier(sync);
+      int flag = 0;
+      for (int k = 0; k < 200 && !flag && ra; ++k)
+        (void)collc_test(&ra, &flag);
+      rc = rc ? rc : b.start(&rb);
+    }
+    if (ra)
+      rc = rc ? rc : collc_wait(&ra);
+    if (rb)
+      rc = rc ? rc : collc_wait(&rb);
+    s.expect(rc == COLLC_SUCCESS, collcFailure("mixed plans in flight", rc));
+    s.expect(a.verify().empty(), a.describe() + " in flight with a reduce: " + a.verify());
+    s.expect(b.verify().empty(), b.describe() + " in flight with an allreduce: " + b.verify());
+    MPI_Comm_free(&comm);
+  }
+  MPI_Comm_free(&sync);
+}
+
+/// MPI lets a communicator be freed with operations pending on it; they
+/// complete normally, and a persistent request outlives it (review finding:
+/// the private duplicate was freed at once).
+void freedCommunicator(Suite &s) {
+  const uint32_t p = uint32_t(s.size());
+  using rt::ElemType;
+  using rt::ReduceOp;
+  const Workload sum = bench::builtinWorkload(ReduceOp::Sum, ElemType::Int64);
+  Plan ring = makePlan(algorithm(ir::Collective::Allreduce, "ring"), p);
+  MPI_Comm dup;
+  MPI_Comm_dup(MPI_COMM_WORLD, &dup);
+  Case a(ring, sum, 1000, false, dup, 1100), b(ring, sum, 1000, false, dup, 1101);
+  collc_request pending = COLLC_REQUEST_NULL, persistent = COLLC_REQUEST_NULL;
+  int rc = b.init(&persistent);
+  rc = rc ? rc : a.start(&pending);
+  MPI_Comm_free(&dup);
+  rc = rc ? rc : collc_wait(&pending);
+  s.expect(rc == COLLC_SUCCESS, collcFailure("a request pending at MPI_Comm_free", rc));
+  s.expect(a.verify().empty(), a.describe() + " pending at MPI_Comm_free: " + a.verify());
+  for (int k = 0; k < 3 && rc == COLLC_SUCCESS; ++k) {
+    b.salt = 1101 + uint64_t(k);
+    b.prepare();
+    rc = collc_start(persistent);
+    rc = rc ? rc : collc_wait(&persistent);
+    s.expect(rc == COLLC_SUCCESS, collcFailure("a persistent request after MPI_Comm_free", rc));
+    s.expect(b.verify().empty(), b.describe() + " after MPI_Comm_free: " + b.verify());
+  }
+  if (persistent)
+    (void)collc_request_free(&persistent);
+}
+
 void nonCommutative(Suite &s) {
   const uint32_t p = uint32_t(s.size());
   const Workload &mat = bench::matrixWorkload();
@@ -785,6 +861,8 @@ int main(int argc, char **argv) {
       s.test("nonblocking", [&] { nonBlocking(s); });
       s.test("persistent", [&] { persistent(s); });
       s.test("repeated_blocking", [&] { repeatedBlocking(s); });
+      s.test("mixed_plans_in_flight", [&] { mixedPlansInFlight(s); });
+      s.test("freed_communicator", [&] { freedCommunicator(s); });
       s.test("noncommutative", [&] { nonCommutative(s); });
       s.test("communicators", [&] { communicators(s); });
       s.test("refusals", [&] { refusals(s); });
