@@ -37,14 +37,15 @@ struct CommState {
   collc_request_s *lastBlocking = nullptr;
   int tagUb = 32767;
   uint64_t executions = 0; ///< started so far; equal on all ranks
-  /// Tag ranges of the executions in flight, and where the next one starts.
-  /// Every rank starts the same plans in the same order, so every rank
-  /// assigns the same ranges. Locked: a request may complete on another
-  /// thread than the one starting the next (the interposer progresses
-  /// requests from Open MPI's progress engine).
-  std::mutex tagMu;
+  /// Where the next execution's tag range starts. Every rank starts the same
+  /// plans in the same order, so every rank assigns the same ranges; they
+  /// follow each other, so executions in flight never share a tag, except
+  /// across a wrap at MPI_TAG_UB, which is only taken when none is in flight.
+  /// `live` is atomic: a request may complete on another thread than the one
+  /// starting the next (the interposer progresses requests from Open MPI's
+  /// progress engine).
   uint64_t nextTag = 0;
-  std::vector<std::pair<uint64_t, uint32_t>> liveTags; ///< (base, stride)
+  std::atomic<uint32_t> live{0};
   /// Owners: the communicator's attribute, and every request made on it, so
   /// that requests outlive an MPI_Comm_free of their communicator, as MPI
   /// allows (the private duplicate is freed with the last owner).
@@ -334,14 +335,7 @@ int makeRequest(collc_plan plan, const Call &call, bool persistent, collc_reques
 
 void finished(collc_request_s *req) {
   req->active = false;
-  CommState &c = *req->comm;
-  std::lock_guard<std::mutex> lock(c.tagMu);
-  for (size_t k = 0; k < c.liveTags.size(); ++k)
-    if (c.liveTags[k].first == req->tagBase) {
-      c.liveTags[k] = c.liveTags.back();
-      c.liveTags.pop_back();
-      break;
-    }
+  --req->comm->live;
 }
 
 int startRequest(collc_request_s *req) {
@@ -349,20 +343,17 @@ int startRequest(collc_request_s *req) {
     return fail(COLLC_ERR_STATE, "collc_start: the request is still active");
   CommState &c = *req->comm;
   const uint32_t stride = req->exec.tagStride();
-  const uint64_t tags = uint64_t(c.tagUb) + 1;
-  {
-    std::lock_guard<std::mutex> lock(c.tagMu);
-    uint64_t base = c.nextTag + stride > tags ? 0 : c.nextTag;
-    for (auto [b, n] : c.liveTags)
-      if (base < b + n && b < base + stride)
-        return fail(COLLC_ERR_STATE,
-                    "too many executions in flight on this communicator: tags " +
-                        std::to_string(base) + ".." + std::to_string(base + stride - 1) +
-                        " are still in use (MPI_TAG_UB = " + std::to_string(c.tagUb) + ")");
-    c.nextTag = base + stride;
-    c.liveTags.emplace_back(base, stride);
-    req->tagBase = base;
+  if (c.nextTag + stride > uint64_t(c.tagUb) + 1) {
+    if (c.live.load() != 0)
+      return fail(COLLC_ERR_STATE,
+                  "the communicator's tags (MPI_TAG_UB = " + std::to_string(c.tagUb) +
+                      ") wrap around while " + std::to_string(c.live.load()) +
+                      " executions are still in flight; wait for them first");
+    c.nextTag = 0;
   }
+  req->tagBase = c.nextTag;
+  c.nextTag += stride;
+  ++c.live;
   if (req->inCopy)
     std::memcpy(req->inCopy.get(), req->recvbuf, req->inBytes);
   req->active = true;
