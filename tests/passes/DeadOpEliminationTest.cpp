@@ -89,26 +89,7 @@ programs:
 
 TEST(DeadOpElimination, KeepsAPlanWithoutDeadOps) {
   auto pass = compiler::createDeadOpElimination();
-  ir::Plan plan = parse(R"(format: collc-plan/1
-collective: allreduce
-algorithm: pair
-ranks: 2
-chunks: 2
-commutative: true
-programs:
-  0:
-    - {step: 0, op: copy, buf: out, chunk: 0, count: 2, src: in}
-    - {step: 1, op: send, to: 1, buf: out, chunk: 1}
-    - {step: 1, op: recv_reduce, from: 1, buf: out, chunk: 0, order: recv_first}
-    - {step: 2, op: send, to: 1, buf: out, chunk: 0}
-    - {step: 2, op: recv, from: 1, buf: out, chunk: 1}
-  1:
-    - {step: 0, op: copy, buf: out, chunk: 0, count: 2, src: in}
-    - {step: 1, op: send, to: 0, buf: out, chunk: 0}
-    - {step: 1, op: recv_reduce, from: 0, buf: out, chunk: 1, order: recv_first}
-    - {step: 2, op: send, to: 0, buf: out, chunk: 1}
-    - {step: 2, op: recv, from: 0, buf: out, chunk: 0}
-)");
+  ir::Plan plan = parse(pairPlan);
   EXPECT_FALSE(pass->run(plan));
 }
 

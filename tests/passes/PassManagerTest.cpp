@@ -32,26 +32,7 @@ programs:
 )";
 
 // Barrier-style pair exchange (as a generator writes it).
-const char *const pairSteps = R"(format: collc-plan/1
-collective: allreduce
-algorithm: pair
-ranks: 2
-chunks: 2
-commutative: true
-programs:
-  0:
-    - {step: 0, op: copy, buf: out, chunk: 0, count: 2, src: in}
-    - {step: 1, op: send, to: 1, buf: out, chunk: 1}
-    - {step: 1, op: recv_reduce, from: 1, buf: out, chunk: 0, order: recv_first}
-    - {step: 2, op: send, to: 1, buf: out, chunk: 0}
-    - {step: 2, op: recv, from: 1, buf: out, chunk: 1}
-  1:
-    - {step: 0, op: copy, buf: out, chunk: 0, count: 2, src: in}
-    - {step: 1, op: send, to: 0, buf: out, chunk: 0}
-    - {step: 1, op: recv_reduce, from: 0, buf: out, chunk: 1, order: recv_first}
-    - {step: 2, op: send, to: 0, buf: out, chunk: 1}
-    - {step: 2, op: recv, from: 0, buf: out, chunk: 0}
-)";
+const char *const pairSteps = pairPlan;
 
 /// Coalescing done wrong: merges the first two adjacent sends of rank 0 to
 /// one peer and their receives whatever they wait for — the merged send then

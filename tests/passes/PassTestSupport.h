@@ -12,6 +12,30 @@
 
 namespace collc::test {
 
+/// A 2-rank, 2-chunk allreduce in barrier steps, as a generator writes it:
+/// each rank copies its input, sends one chunk, combines the other, then the
+/// two exchange their results. Several pass tests start from it.
+inline const char *const pairPlan = R"(format: collc-plan/1
+collective: allreduce
+algorithm: pair
+ranks: 2
+chunks: 2
+commutative: true
+programs:
+  0:
+    - {step: 0, op: copy, buf: out, chunk: 0, count: 2, src: in}
+    - {step: 1, op: send, to: 1, buf: out, chunk: 1}
+    - {step: 1, op: recv_reduce, from: 1, buf: out, chunk: 0, order: recv_first}
+    - {step: 2, op: send, to: 1, buf: out, chunk: 0}
+    - {step: 2, op: recv, from: 1, buf: out, chunk: 1}
+  1:
+    - {step: 0, op: copy, buf: out, chunk: 0, count: 2, src: in}
+    - {step: 1, op: send, to: 0, buf: out, chunk: 0}
+    - {step: 1, op: recv_reduce, from: 0, buf: out, chunk: 1, order: recv_first}
+    - {step: 2, op: send, to: 0, buf: out, chunk: 1}
+    - {step: 2, op: recv, from: 0, buf: out, chunk: 0}
+)";
+
 /// Parses plan text; a parse error fails the test.
 inline ir::Plan parse(const std::string &text) {
   llvm::Expected<ir::Plan> plan = ir::parsePlan(text, "test.yaml");
