@@ -7,6 +7,7 @@
 #define COLLC_RUNTIME_STATUS_H
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <utility>
 
@@ -34,6 +35,9 @@ enum class ErrorCode : uint8_t {
 const char *name(ErrorCode c);
 
 /// Success, or a failure with a code and a human-readable message.
+///
+/// One pointer wide: success is a null pointer, so the interpreter's hot path
+/// returns and tests a Status in a register and never touches a string.
 class [[nodiscard]] Status {
 public:
   /// Success.
@@ -42,19 +46,32 @@ public:
   /// A failure. Precondition: code != ErrorCode::Ok.
   static Status error(ErrorCode code, std::string message) {
     Status s;
-    s.code_ = code;
-    s.message_ = std::move(message);
+    s.failure_.reset(new Failure{code, std::move(message)});
     return s;
   }
+  Status(Status &&) noexcept = default;
+  Status &operator=(Status &&) noexcept = default;
+  Status(const Status &o) : failure_(o.failure_ ? new Failure(*o.failure_) : nullptr) {}
+  Status &operator=(const Status &o) {
+    if (this != &o)
+      failure_.reset(o.failure_ ? new Failure(*o.failure_) : nullptr);
+    return *this;
+  }
 
-  bool ok() const { return code_ == ErrorCode::Ok; }
-  ErrorCode code() const { return code_; }
+  bool ok() const { return !failure_; }
+  ErrorCode code() const { return failure_ ? failure_->code : ErrorCode::Ok; }
   /// Empty on success.
-  const std::string &message() const { return message_; }
+  const std::string &message() const {
+    static const std::string none;
+    return failure_ ? failure_->message : none;
+  }
 
 private:
-  ErrorCode code_ = ErrorCode::Ok;
-  std::string message_;
+  struct Failure {
+    ErrorCode code;
+    std::string message;
+  };
+  std::unique_ptr<Failure> failure_;
 };
 
 inline const char *name(ErrorCode c) {

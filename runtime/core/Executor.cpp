@@ -198,10 +198,10 @@ Status Executor::startAt(int tagBase) {
   return failed(drainReady());
 }
 
-Status Executor::failed(Status s) {
-  if (!s.ok())
+Status Executor::failed(Status &&s) {
+  if (!s.ok()) [[unlikely]]
     running_ = false; // the caller abandons the transport's requests
-  return s;
+  return std::move(s);
 }
 
 void Executor::complete(uint32_t op) {
@@ -211,11 +211,31 @@ void Executor::complete(uint32_t op) {
       ready_.push_back(prep_->succ[k]);
 }
 
+void Executor::combineInOrder(const char *own, const char *other, char *dst, size_t n,
+                              bool otherFirst) {
+  if (otherFirst)
+    combine_(other, own, dst, n, scratch_.get());
+  else
+    combine_(own, other, dst, n, scratch_.get());
+}
+
 void Executor::runLocal(uint32_t i) {
   const PreparedOp &op = prep_->ops[i];
   const BoundOp &b = bound_[i];
   const size_t ext = bufs_.extent;
   const Piece *src = pieces_.data() + b.src.begin, *dst = pieces_.data() + b.dst.begin;
+  // Contiguous operands (the common case): no piece walk.
+  const bool contiguous =
+      b.src.size == 1 && b.dst.size == 1 && (op.kind == OpKind::Copy || b.buf.size == 1);
+  if (contiguous) [[likely]] {
+    char *s = src->ptr, *d = dst->ptr;
+    const size_t n = b.src.elems;
+    if (op.kind == OpKind::Copy && s != d && n)
+      std::memmove(d, s, n * ext);
+    else if (op.kind != OpKind::Copy && n)
+      combineInOrder(pieces_[b.buf.begin].ptr, s, d, n, op.order == Order::OtherFirst);
+    return;
+  }
   if (op.kind == OpKind::Copy) {
     zip(src, b.src.size, dst, b.dst.size, static_cast<const Piece *>(nullptr), 0, ext,
         [&](char *s, char *d, char *, size_t n) {
@@ -246,6 +266,10 @@ void Executor::finishMessage(uint32_t i) {
       std::memcpy(dst[k].ptr, b.stage + at * ext, dst[k].elems * ext);
       at += dst[k].elems;
     }
+  } else if (op.kind == OpKind::RecvReduce && b.buf.size == 1 && b.dst.size == 1) [[likely]] {
+    if (b.buf.elems)
+      combineInOrder(pieces_[b.buf.begin].ptr, b.stage, pieces_[b.dst.begin].ptr, b.buf.elems,
+                     op.order == Order::OtherFirst);
   } else if (op.kind == OpKind::RecvReduce) {
     Piece staged{b.stage, b.buf.elems};
     const Piece *opnd = pieces_.data() + b.buf.begin, *dst = pieces_.data() + b.dst.begin;

@@ -76,9 +76,11 @@ private:
   void complete(uint32_t op);
   void finishMessage(uint32_t op);
   void runLocal(uint32_t op);
+  /// dst = own ∘ other, or other ∘ own when `otherFirst` (the plan's order).
+  void combineInOrder(const char *own, const char *other, char *dst, size_t n, bool otherFirst);
   [[nodiscard]] Status drainReady();
   /// Ends the execution when `s` is a failure; returns `s`.
-  [[nodiscard]] Status failed(Status s);
+  [[nodiscard]] Status failed(Status &&s);
 
   const PreparedRank *prep_ = nullptr;
   Transport *transport_ = nullptr;

@@ -3,7 +3,9 @@
 //
 // Requests are MPI_Isend / MPI_Irecv of the user's datatype; poll() runs
 // MPI_Testsome / MPI_Waitsome over the active requests only (kept compact,
-// so progress costs O(requests in flight), not O(ops)). Every MPI return code
+// so progress costs O(requests in flight), not O(ops)), or MPI_Wait /
+// MPI_Test when one is left. A short send is tested once when it is posted:
+// it usually leaves eagerly, and then no Waitsome is spent on it. Every MPI return code
 // is checked and turned into text with MPI_Error_string.
 #ifndef COLLC_RUNTIME_MPI_MPITRANSPORT_H
 #define COLLC_RUNTIME_MPI_MPITRANSPORT_H
@@ -20,8 +22,7 @@ Status mpiError(const char *call, int code);
 class MpiTransport final : public Transport {
 public:
   /// `comm` must have MPI_ERRORS_RETURN; `tagUb` is its MPI_TAG_UB.
-  MpiTransport(MPI_Comm comm, MPI_Datatype type, int tagUb)
-      : comm_(comm), type_(type), tagUb_(tagUb) {}
+  MpiTransport(MPI_Comm comm, MPI_Datatype type, int tagUb);
   ~MpiTransport() override;
 
   int maxTag() const override { return tagUb_; }
@@ -37,7 +38,11 @@ private:
   MPI_Comm comm_;
   MPI_Datatype type_;
   int tagUb_;
+  size_t typeSize_ = 0; ///< bytes per element (MPI_Type_size)
   std::vector<MPI_Request> active_;
+  /// Sends that completed when they were posted: the next poll reports them
+  /// without calling MPI.
+  std::vector<uint32_t> early_;
   std::vector<uint32_t> ids_;
   std::vector<int> indices_;
 };
