@@ -1,10 +1,11 @@
-// ir/PlanReader.cpp: the reader of plan text format v1 (yaml-cpp).
+// ir/PlanReader.cpp: the reader of plan text format v1 (yaml-cpp events, ir/YamlDoc.h).
 //
 // Guarantees (see ir/PlanIO.h): a returned plan is well-formed; every error
 // names file:line:column (1-based) and a class, `syntax` or `invalid`.
 // Internally a failure throws ReadFailure, caught at the entry point; nothing
 // else escapes.
 #include "ir/PlanIO.h"
+#include "ir/YamlDoc.h"
 
 #include "llvm/ADT/SmallString.h"
 #include "llvm/ADT/StringSet.h"
@@ -12,9 +13,7 @@
 #include "llvm/Support/MemoryBuffer.h"
 
 #include <yaml-cpp/depthguard.h>
-#include <yaml-cpp/yaml.h>
-
-#include <map>
+#include <yaml-cpp/exceptions.h>
 
 namespace collc::ir {
 
@@ -28,36 +27,47 @@ class Reader {
 public:
   explicit Reader(llvm::StringRef file) : file_(file) {}
 
-  Plan read(const YAML::Node &root);
+  Plan read(yaml::Node root);
 
 private:
-  [[noreturn]] void fail(const YAML::Mark &at, llvm::StringRef cls,
-                         const llvm::Twine &msg) const {
+  using Node = yaml::Node;
+  [[noreturn]] void fail(Node at, llvm::StringRef cls, const llvm::Twine &msg) const {
     std::string text;
-    if (at.is_null())
+    if (!at.hasMark())
       text = llvm::formatv("{0}:1:1: {1}: ", file_, cls).str();
     else
-      text = llvm::formatv("{0}:{1}:{2}: {3}: ", file_, at.line + 1, at.column + 1, cls).str();
+      text = llvm::formatv("{0}:{1}:{2}: {3}: ", file_, at.line() + 1, at.column() + 1, cls)
+                 .str();
     throw ReadFailure{text + msg.str()};
   }
-  [[noreturn]] void syntax(const YAML::Node &n, const llvm::Twine &msg) const {
-    fail(n.Mark(), "syntax", msg);
-  }
-  [[noreturn]] void invalid(const YAML::Node &n, const llvm::Twine &msg) const {
-    fail(n.Mark(), "invalid", msg);
-  }
+  [[noreturn]] void syntax(Node n, const llvm::Twine &msg) const { fail(n, "syntax", msg); }
+  [[noreturn]] void invalid(Node n, const llvm::Twine &msg) const { fail(n, "invalid", msg); }
 
+  /// A mapping's pairs by key name (at most a dozen: a linear search).
+  struct Fields {
+    struct Field {
+      llvm::StringRef name;
+      Node key, value;
+    };
+    llvm::SmallVector<Field, 12> list;
+    const Field *find(llvm::StringRef name) const {
+      for (const Field &f : list)
+        if (f.name == name)
+          return &f;
+      return nullptr;
+    }
+    bool has(llvm::StringRef name) const { return find(name) != nullptr; }
+    Node key(llvm::StringRef name) const { return find(name)->key; }
+    Node value(llvm::StringRef name) const { return find(name)->value; }
+  };
   /// The keys of mapping `map` with their key nodes; rejects non-scalar,
   /// duplicate and unknown keys.
-  std::map<std::string, std::pair<YAML::Node, YAML::Node>>
-  keys(const YAML::Node &map, llvm::ArrayRef<llvm::StringRef> allowed,
-       llvm::StringRef where) const;
+  Fields keys(Node map, llvm::ArrayRef<llvm::StringRef> allowed, llvm::StringRef where) const;
 
-  std::string scalar(const YAML::Node &n, llvm::StringRef what) const;
-  uint32_t integer(const YAML::Node &n, llvm::StringRef what) const;
-  bool boolean(const YAML::Node &n, llvm::StringRef what) const;
-  Op readOp(const YAML::Node &n, const Shape &shape, uint32_t rank,
-            llvm::SmallVectorImpl<Op> &ops) const;
+  std::string scalar(Node n, llvm::StringRef what) const;
+  uint32_t integer(Node n, llvm::StringRef what) const;
+  bool boolean(Node n, llvm::StringRef what) const;
+  Op readOp(Node n, const Shape &shape, uint32_t rank, llvm::SmallVectorImpl<Op> &ops) const;
 
   std::string file_;
 };
@@ -69,37 +79,36 @@ std::string quoteList(llvm::ArrayRef<llvm::StringRef> names) {
   return s;
 }
 
-std::map<std::string, std::pair<YAML::Node, YAML::Node>>
-Reader::keys(const YAML::Node &map, llvm::ArrayRef<llvm::StringRef> allowed,
-             llvm::StringRef where) const {
-  std::map<std::string, std::pair<YAML::Node, YAML::Node>> out;
-  for (auto it = map.begin(); it != map.end(); ++it) {
-    const YAML::Node &k = it->first;
-    if (!k.IsScalar())
+Reader::Fields Reader::keys(Node map, llvm::ArrayRef<llvm::StringRef> allowed,
+                            llvm::StringRef where) const {
+  Fields out;
+  for (uint32_t i = 0, n = map.size(); i < n; ++i) {
+    Node k = map.key(i);
+    if (!k.isScalar())
       syntax(k, llvm::Twine("expected a key name in ") + where);
-    std::string key = k.Scalar();
+    llvm::StringRef key = k.scalar();
     if (llvm::find(allowed, key) == allowed.end())
       syntax(k, llvm::formatv("unknown key '{0}' in {1} (expected one of: {2})", key, where,
                               quoteList(allowed)));
-    if (out.count(key))
+    if (out.has(key))
       syntax(k, llvm::formatv("duplicate key '{0}' in {1}", key, where));
-    out.emplace(key, std::make_pair(k, it->second));
+    out.list.push_back({key, k, map.value(i)});
   }
   return out;
 }
 
-std::string Reader::scalar(const YAML::Node &n, llvm::StringRef what) const {
-  if (!n.IsScalar())
+std::string Reader::scalar(Node n, llvm::StringRef what) const {
+  if (!n.isScalar())
     syntax(n, llvm::formatv("expected a string for '{0}'", what));
-  return n.Scalar();
+  return n.scalar().str();
 }
 
-uint32_t Reader::integer(const YAML::Node &n, llvm::StringRef what) const {
-  if (!n.IsScalar())
+uint32_t Reader::integer(Node n, llvm::StringRef what) const {
+  if (!n.isScalar())
     syntax(n, llvm::formatv("expected a non-negative integer for '{0}'", what));
-  llvm::StringRef s = n.Scalar();
+  llvm::StringRef s = n.scalar();
   uint64_t v = 0;
-  bool ok = n.Tag() == "?" && !s.empty() && s.size() <= 10 &&
+  bool ok = n.plain() && !s.empty() && s.size() <= 10 &&
             llvm::all_of(s, [](char c) { return c >= '0' && c <= '9'; });
   if (ok)
     ok = !s.getAsInteger(10, v) && v <= UINT32_MAX;
@@ -108,22 +117,22 @@ uint32_t Reader::integer(const YAML::Node &n, llvm::StringRef what) const {
   return static_cast<uint32_t>(v);
 }
 
-bool Reader::boolean(const YAML::Node &n, llvm::StringRef what) const {
-  if (n.IsScalar() && n.Tag() == "?") {
-    if (n.Scalar() == "true")
+bool Reader::boolean(Node n, llvm::StringRef what) const {
+  if (n.plain()) {
+    if (n.scalar() == "true")
       return true;
-    if (n.Scalar() == "false")
+    if (n.scalar() == "false")
       return false;
   }
   syntax(n, llvm::formatv("expected true or false for '{0}', got '{1}'", what,
-                          n.IsScalar() ? n.Scalar() : std::string("a collection")));
+                          n.isScalar() ? n.scalar() : llvm::StringRef("a collection")));
 }
 
-Op Reader::readOp(const YAML::Node &n, const Shape &shape, uint32_t rank,
+Op Reader::readOp(Node n, const Shape &shape, uint32_t rank,
                   llvm::SmallVectorImpl<Op> &ops) const {
-  if (!n.IsMap())
+  if (!n.isMap())
     syntax(n, "expected an op mapping like {op: send, to: 1, buf: out, chunk: 0}");
-  const YAML::Node kindNode = n["op"];
+  const Node kindNode = n.lookup("op");
   if (!kindNode)
     syntax(n, "op is missing its 'op' key");
   std::string kindText = scalar(kindNode, "op");
@@ -152,14 +161,14 @@ Op Reader::readOp(const YAML::Node &n, const Shape &shape, uint32_t rank,
     break;
   }
   auto fields = keys(n, allowed, (kindText + " op").c_str());
-  auto need = [&](llvm::StringRef key) -> const YAML::Node & {
-    auto it = fields.find(key.str());
-    if (it == fields.end())
+  auto need = [&](llvm::StringRef key) {
+    const Fields::Field *f = fields.find(key);
+    if (!f)
       syntax(n, llvm::formatv("{0} op is missing '{1}'", kindText, key));
-    return it->second.second;
+    return f->value;
   };
-  auto has = [&](llvm::StringRef key) { return fields.count(key.str()) != 0; };
-  auto buffer = [&](const YAML::Node &v, llvm::StringRef what) {
+  auto has = [&](llvm::StringRef key) { return fields.has(key); };
+  auto buffer = [&](Node v, llvm::StringRef what) {
     std::string b = scalar(v, what);
     std::optional<Buffer> buf = parseBuffer(b);
     if (!buf)
@@ -171,17 +180,17 @@ Op Reader::readOp(const YAML::Node &n, const Shape &shape, uint32_t rank,
   Op op;
   op.kind = *kind;
   if (has("step") && has("after"))
-    syntax(fields["after"].first, "an op takes at most one of 'step' and 'after'");
+    syntax(fields.key("after"), "an op takes at most one of 'step' and 'after'");
   if (has("step")) {
     op.deps = DepKind::Step;
-    op.step = integer(fields["step"].second, "step");
+    op.step = integer(fields.value("step"), "step");
   } else if (has("after")) {
-    const YAML::Node &a = fields["after"].second;
-    if (!a.IsSequence())
+    const Node a = fields.value("after");
+    if (!a.isSequence())
       syntax(a, "expected a list of op indices for 'after', like [0, 2]");
     op.deps = DepKind::After;
-    for (const YAML::Node &e : a)
-      op.after.push_back(integer(e, "after"));
+    for (uint32_t i = 0, e = a.size(); i < e; ++i)
+      op.after.push_back(integer(a.element(i), "after"));
     if (op.after.empty())
       op.deps = DepKind::None;
   }
@@ -192,20 +201,20 @@ Op Reader::readOp(const YAML::Node &n, const Shape &shape, uint32_t rank,
   op.buf = buffer(need("buf"), "buf");
   op.chunk = integer(need("chunk"), "chunk");
   if (has("count"))
-    op.count = integer(fields["count"].second, "count");
+    op.count = integer(fields.value("count"), "count");
   if (hasSrc(op.kind)) {
     op.src = buffer(need("src"), "src");
-    op.srcChunk = has("src_chunk") ? integer(fields["src_chunk"].second, "src_chunk") : op.chunk;
+    op.srcChunk = has("src_chunk") ? integer(fields.value("src_chunk"), "src_chunk") : op.chunk;
   }
   if (has("dst")) {
     op.hasDst = true;
-    op.dst = buffer(fields["dst"].second, "dst");
-    op.dstChunk = has("dst_chunk") ? integer(fields["dst_chunk"].second, "dst_chunk") : op.chunk;
+    op.dst = buffer(fields.value("dst"), "dst");
+    op.dstChunk = has("dst_chunk") ? integer(fields.value("dst_chunk"), "dst_chunk") : op.chunk;
   } else if (has("dst_chunk")) {
-    syntax(fields["dst_chunk"].first, "'dst_chunk' needs 'dst'");
+    syntax(fields.key("dst_chunk"), "'dst_chunk' needs 'dst'");
   }
   if (has("order")) {
-    const YAML::Node &o = fields["order"].second;
+    const Node o = fields.value("order");
     std::string text = scalar(o, "order");
     std::optional<Order> order = parseOrder(op.kind, text);
     if (!order)
@@ -220,23 +229,23 @@ Op Reader::readOp(const YAML::Node &n, const Shape &shape, uint32_t rank,
   return op;
 }
 
-Plan Reader::read(const YAML::Node &root) {
-  if (!root.IsMap())
+Plan Reader::read(Node root) {
+  if (!root.isMap())
     syntax(root, "expected a plan: a mapping that starts with 'format: collc-plan/1'");
   static const llvm::StringRef topKeys[] = {"format",  "collective",  "algorithm",
                                             "ranks",   "root",        "chunks",
                                             "scratch", "commutative", "in_place",
                                             "programs"};
   auto fields = keys(root, topKeys, "plan");
-  auto need = [&](llvm::StringRef key) -> const YAML::Node & {
-    auto it = fields.find(key.str());
-    if (it == fields.end())
+  auto need = [&](llvm::StringRef key) {
+    const Fields::Field *f = fields.find(key);
+    if (!f)
       syntax(root, llvm::formatv("plan is missing '{0}'", key));
-    return it->second.second;
+    return f->value;
   };
-  auto has = [&](llvm::StringRef key) { return fields.count(key.str()) != 0; };
+  auto has = [&](llvm::StringRef key) { return fields.has(key); };
 
-  const YAML::Node &fmt = need("format");
+  const Node fmt = need("format");
   std::string tag = scalar(fmt, "format");
   if (tag != formatTag) {
     llvm::StringRef version = llvm::StringRef(tag);
@@ -249,7 +258,7 @@ Plan Reader::read(const YAML::Node &root) {
 
   Plan plan;
   Shape &shape = plan.shape;
-  const YAML::Node &coll = need("collective");
+  const Node coll = need("collective");
   std::string collText = scalar(coll, "collective");
   std::optional<Collective> c = parseCollective(collText);
   if (!c)
@@ -257,48 +266,49 @@ Plan Reader::read(const YAML::Node &root) {
                                "reduce_scatter_block, allgather, bcast, scan or exscan)",
                                collText));
   shape.collective = *c;
-  plan.algorithm = has("algorithm") ? scalar(fields["algorithm"].second, "algorithm")
+  plan.algorithm = has("algorithm") ? scalar(fields.value("algorithm"), "algorithm")
                                     : std::string("custom");
   shape.ranks = integer(need("ranks"), "ranks");
   if (hasRoot(shape.collective))
     shape.root = integer(need("root"), "root");
   else if (has("root"))
-    syntax(fields["root"].first,
+    syntax(fields.key("root"),
            llvm::formatv("'root' is only allowed for reduce and bcast, not {0}", collText));
   shape.chunks = integer(need("chunks"), "chunks");
   if (has("scratch"))
-    shape.scratch = integer(fields["scratch"].second, "scratch");
+    shape.scratch = integer(fields.value("scratch"), "scratch");
   if (has("commutative"))
-    shape.commutative = boolean(fields["commutative"].second, "commutative");
+    shape.commutative = boolean(fields.value("commutative"), "commutative");
   if (has("in_place"))
-    shape.inPlace = boolean(fields["in_place"].second, "in_place");
+    shape.inPlace = boolean(fields.value("in_place"), "in_place");
   if (std::optional<ShapeError> e = checkShape(shape)) {
-    auto it = fields.find(e->field.str());
-    invalid(it != fields.end() ? it->second.second : coll, e->message);
+    const Fields::Field *f = fields.find(e->field);
+    invalid(f ? f->value : coll, e->message);
   }
 
   plan.programs.resize(shape.ranks);
-  const YAML::Node &progs = need("programs");
-  if (!progs.IsMap() && !progs.IsNull())
+  const Node progs = need("programs");
+  if (!progs.isMap() && !progs.isNull())
     syntax(progs, "expected 'programs' to map each rank to its list of ops");
   std::vector<bool> seen(shape.ranks, false);
-  for (auto it = progs.begin(); progs.IsMap() && it != progs.end(); ++it) {
-    uint32_t rank = integer(it->first, "rank");
+  for (uint32_t r = 0, e = progs.size(); r < e; ++r) {
+    const Node rankNode = progs.key(r);
+    uint32_t rank = integer(rankNode, "rank");
     if (rank >= shape.ranks)
-      invalid(it->first,
+      invalid(rankNode,
               llvm::formatv("rank {0} out of range (ranks = {1})", rank, shape.ranks));
     if (seen[rank])
-      syntax(it->first, llvm::formatv("rank {0} listed twice in 'programs'", rank));
+      syntax(rankNode, llvm::formatv("rank {0} listed twice in 'programs'", rank));
     seen[rank] = true;
-    const YAML::Node &list = it->second;
-    if (list.IsNull())
+    const Node list = progs.value(r);
+    if (list.isNull())
       continue;
-    if (!list.IsSequence())
+    if (!list.isSequence())
       syntax(list, llvm::formatv("expected a list of ops for rank {0}", rank));
     auto &ops = plan.programs[rank].ops;
     ops.reserve(list.size());
-    for (const YAML::Node &opNode : list)
-      readOp(opNode, shape, rank, ops);
+    for (uint32_t i = 0, n = list.size(); i < n; ++i)
+      readOp(list.element(i), shape, rank, ops);
   }
   return plan;
 }
@@ -307,8 +317,8 @@ Plan Reader::read(const YAML::Node &root) {
 
 llvm::Expected<Plan> parsePlan(llvm::StringRef text, llvm::StringRef fileName) {
   try {
-    YAML::Node root = YAML::Load(text.str());
-    return Reader(fileName).read(root);
+    yaml::Doc doc(text);
+    return Reader(fileName).read(doc.root());
   } catch (const ReadFailure &f) {
     return llvm::createStringError(llvm::inconvertibleErrorCode(), f.message);
   } catch (const YAML::DeepRecursion &e) {

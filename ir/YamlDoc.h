@@ -1,0 +1,87 @@
+// ir/YamlDoc.h: a compact, read-only YAML document for the plan reader.
+//
+// yaml-cpp's YAML::Load builds a tree of reference-counted nodes: for a
+// 17 MB plan (ring, 256 ranks) that is 1.4 GB and 8 s, most of it allocating
+// and freeing. YamlDoc is built from the same parser's events (so it accepts
+// exactly what YAML::Load accepts and fails with the same exceptions) into
+// flat arrays: 24 bytes per node, scalars in one string, the children of each
+// collection contiguous. An alias is the node its anchor names, as in
+// YAML::Load; a cycle through aliases is harmless because readers only walk
+// down a fixed number of levels.
+#ifndef COLLC_IR_YAMLDOC_H
+#define COLLC_IR_YAMLDOC_H
+
+#include "llvm/ADT/StringRef.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace collc::ir::yaml {
+
+class Doc;
+
+/// A node of a Doc (valid while the Doc lives). A default Node is "absent".
+class Node {
+public:
+  Node() = default;
+  explicit operator bool() const { return doc_ != nullptr; }
+
+  bool isNull() const;
+  bool isScalar() const;
+  bool isSequence() const;
+  bool isMap() const;
+  /// A scalar's text (empty for other nodes).
+  llvm::StringRef scalar() const;
+  /// Whether a scalar was plain: no quotes and no explicit tag (yaml-cpp's tag "?").
+  bool plain() const;
+  /// 0-based line and column of the node's start; `hasMark()` is false for
+  /// the empty document.
+  bool hasMark() const;
+  int line() const;
+  int column() const;
+
+  /// Elements of a sequence, key/value pairs of a map (0 for other nodes).
+  uint32_t size() const;
+  Node element(uint32_t i) const; ///< sequence element i
+  Node key(uint32_t i) const;     ///< map pair i's key
+  Node value(uint32_t i) const;   ///< map pair i's value
+  /// The value of the first pair whose key is the scalar `k`, or absent.
+  Node lookup(llvm::StringRef k) const;
+
+private:
+  friend class Doc;
+  Node(const Doc *doc, uint32_t index) : doc_(doc), index_(index) {}
+  const Doc *doc_ = nullptr;
+  uint32_t index_ = 0;
+};
+
+class Doc {
+public:
+  /// Parses the first document of `text` (as YAML::Load does); throws the
+  /// parser's YAML::Exception on malformed input.
+  explicit Doc(llvm::StringRef text);
+  /// The document's root: a null node without a mark for empty input.
+  Node root() const { return Node(this, root_); }
+
+private:
+  friend class Node;
+  friend class Builder;
+  enum class Kind : uint8_t { Null, Scalar, Sequence, Map };
+  struct Entry {
+    Kind kind = Kind::Null;
+    bool plain = false;
+    bool marked = false;
+    int line = 0, column = 0;
+    uint32_t begin = 0; ///< scalar: offset into text_; collection: into kids_
+    uint32_t count = 0; ///< scalar: length; collection: entries in kids_
+  };
+  std::vector<Entry> nodes_;
+  std::vector<uint32_t> kids_; ///< children of each collection, contiguous
+  std::string text_;           ///< every scalar's text
+  uint32_t root_ = 0;
+};
+
+} // namespace collc::ir::yaml
+
+#endif // COLLC_IR_YAMLDOC_H
