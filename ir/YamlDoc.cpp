@@ -105,8 +105,8 @@ public:
 private:
   static uint32_t checked(size_t v, const YAML::Mark &m) {
     if (v > UINT32_MAX)
-      throw YAML::ParserException(m, "document too large (more than 4 GiB of text or "
-                                     "4 billion nodes)");
+      throw YAML::ParserException(m, "document too large (more than 4 GiB of text, "
+                                     "4 billion nodes or 4 billion children)");
     return static_cast<uint32_t>(v);
   }
   uint32_t add(const YAML::Mark &m, Doc::Kind kind, bool plain) {
@@ -136,14 +136,16 @@ private:
   void open(const YAML::Mark &m, Doc::Kind kind, YAML::anchor_t a) {
     uint32_t i = add(m, kind, false);
     attach(i, a); // before its children: an alias inside may name it
-    frames_.push_back({i, pending_.size()});
+    frames_.push_back({i, pending_.size(), m});
   }
   void close() {
     Frame f = frames_.back();
     frames_.pop_back();
+    const size_t count = pending_.size() - f.firstPending;
+    checked(doc_.kids_.size() + count, f.mark); // aliases add children, not nodes
     Doc::Entry &e = doc_.nodes_[f.node];
     e.begin = static_cast<uint32_t>(doc_.kids_.size());
-    e.count = static_cast<uint32_t>(pending_.size() - f.firstPending);
+    e.count = static_cast<uint32_t>(count);
     doc_.kids_.insert(doc_.kids_.end(), pending_.begin() + ptrdiff_t(f.firstPending),
                       pending_.end());
     pending_.resize(f.firstPending);
@@ -152,6 +154,7 @@ private:
   struct Frame {
     uint32_t node;
     size_t firstPending;
+    YAML::Mark mark;
   };
   Doc &doc_;
   std::vector<Frame> frames_;

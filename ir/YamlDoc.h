@@ -3,9 +3,10 @@
 // yaml-cpp's YAML::Load builds a tree of reference-counted nodes: for a
 // 17 MB plan (ring, 256 ranks) that is 1.4 GB and 8 s, most of it allocating
 // and freeing. YamlDoc is built from the same parser's events (so it accepts
-// exactly what YAML::Load accepts and fails with the same exceptions) into
-// flat arrays: 24 bytes per node, scalars in one string, the children of each
-// collection contiguous. An alias is the node its anchor names, as in
+// what YAML::Load accepts and fails with the same exceptions, except that it
+// refuses documents past 32-bit offsets: over 4 GiB of scalar text, or 2^32
+// nodes or children) into flat arrays: 20 bytes per node, scalars in one
+// string, the children of each collection contiguous. An alias is the node its anchor names, as in
 // YAML::Load; a cycle through aliases is harmless because readers only walk
 // down a fixed number of levels.
 #ifndef COLLC_IR_YAMLDOC_H

@@ -6,6 +6,7 @@
 #ifndef COLLC_RUNTIME_STATUS_H
 #define COLLC_RUNTIME_STATUS_H
 
+#include <cassert>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -37,7 +38,8 @@ const char *name(ErrorCode c);
 /// Success, or a failure with a code and a human-readable message.
 ///
 /// One pointer wide: success is a null pointer, so the interpreter's hot path
-/// returns and tests a Status in a register and never touches a string.
+/// passes and tests one pointer and never constructs or destroys a string.
+/// (A moved-from Status is a success.)
 class [[nodiscard]] Status {
 public:
   /// Success.
@@ -45,6 +47,7 @@ public:
   static Status success() { return {}; }
   /// A failure. Precondition: code != ErrorCode::Ok.
   static Status error(ErrorCode code, std::string message) {
+    assert(code != ErrorCode::Ok && "a failure needs a failure code");
     Status s;
     s.failure_.reset(new Failure{code, std::move(message)});
     return s;

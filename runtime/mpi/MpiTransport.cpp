@@ -65,8 +65,11 @@ Status MpiTransport::send(const void *data, size_t elems, uint32_t peer, int tag
     return mpiError("MPI_Isend", rc);
   if (elems * typeSize_ <= kEagerBytes) {
     int done = 0;
-    if (int rc = MPI_Test(&r, &done, MPI_STATUS_IGNORE); rc != MPI_SUCCESS)
+    if (int rc = MPI_Test(&r, &done, MPI_STATUS_IGNORE); rc != MPI_SUCCESS) {
+      if (r != MPI_REQUEST_NULL) // still in flight: abandon() must cancel it
+        (void)add(r, id);
       return mpiError("MPI_Test", rc);
+    }
     if (done) {
       early_.push_back(id);
       return Status::success();
