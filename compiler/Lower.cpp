@@ -12,6 +12,10 @@
 
 namespace collc::compiler {
 
+// The bytecode (which the runtime reads without the IR) keeps the same limits.
+static_assert(rt::format::maxRanks == ir::maxRanks && rt::format::maxChunks == ir::maxChunks &&
+              rt::format::maxScratch == ir::maxScratch);
+
 namespace {
 
 rt::Collective toRt(ir::Collective c) {

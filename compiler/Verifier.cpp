@@ -277,19 +277,19 @@ struct Expectation {
 };
 Expectation expectationFor(const ir::Shape &s, uint32_t r) {
   const uint32_t p = s.ranks;
+  const bool required = ir::outRequired(s, r);
   switch (s.collective) {
   case ir::Collective::Allreduce:
   case ir::Collective::ReduceScatterBlock:
-    return {true, 0, p - 1};
   case ir::Collective::Reduce:
-    return {r == s.root, 0, p - 1};
+    return {required, 0, p - 1};
   case ir::Collective::Scan:
-    return {true, 0, r};
+    return {required, 0, r};
   case ir::Collective::Exscan:
-    return {r >= 1, 0, r >= 1 ? r - 1 : 0};
+    return {required, 0, r >= 1 ? r - 1 : 0};
   case ir::Collective::Allgather:
   case ir::Collective::Bcast:
-    return {true, 0, 0};
+    return {required, 0, 0};
   }
   llvm_unreachable("bad collective");
 }

@@ -111,8 +111,7 @@ void Verifier::checkRacesOfRank(uint32_t r, bool aliased) {
     maps[int(b)].reset(ir::bufferSlots(shape_, r, b).value_or(0), Access{});
   const bool alias = aliased && ir::bufferSlots(shape_, r, ir::Buffer::Out) &&
                      ir::bufferSlots(shape_, r, ir::Buffer::In);
-  const uint32_t aliasOffset =
-      shape_.collective == ir::Collective::Allgather ? r * (shape_.chunks / shape_.ranks) : 0;
+  const uint32_t aliasOffset = ir::inPlaceOffset(shape_, r);
   struct Cell {
     uint32_t op, next;
   };

@@ -14,10 +14,7 @@ namespace collc::compiler::detail {
 Verifier::Loc Verifier::locate(uint32_t rank, ir::Buffer b) {
   auto &bb = bufs_[rank];
   if (b == ir::Buffer::In && aliased_ && bb[int(ir::Buffer::Out)].size() != 0) {
-    uint32_t off = shape_.collective == ir::Collective::Allgather
-                       ? rank * (shape_.chunks / shape_.ranks)
-                       : 0;
-    return {&bb[int(ir::Buffer::Out)], off, true};
+    return {&bb[int(ir::Buffer::Out)], ir::inPlaceOffset(shape_, rank), true};
   }
   return {&bb[int(b)], 0, false};
 }

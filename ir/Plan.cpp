@@ -155,8 +155,22 @@ uint32_t outChunk(const Shape &shape, uint32_t rank, uint32_t slot) {
   return slot;
 }
 
+uint32_t inPlaceOffset(const Shape &shape, uint32_t rank) {
+  return shape.collective == Collective::Allgather ? rank * (shape.chunks / shape.ranks) : 0;
+}
+
+bool outRequired(const Shape &shape, uint32_t rank) {
+  switch (shape.collective) {
+  case Collective::Reduce:
+    return rank == shape.root;
+  case Collective::Exscan:
+    return rank >= 1;
+  default:
+    return true;
+  }
+}
+
 std::optional<ShapeError> checkShape(const Shape &s) {
-  constexpr uint32_t maxRanks = 1u << 20, maxChunks = 1u << 24, maxScratch = 1u << 24;
   auto fail = [](llvm::StringRef field, std::string msg) {
     return std::optional<ShapeError>(ShapeError{field, std::move(msg)});
   };

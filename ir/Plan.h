@@ -158,6 +158,15 @@ std::optional<uint32_t> bufferSlots(const Shape &shape, uint32_t rank, Buffer bu
 uint32_t inChunk(const Shape &shape, uint32_t rank, uint32_t slot);
 /// The vector chunk held (as the result) by slot `slot` of `rank`'s `out`.
 uint32_t outChunk(const Shape &shape, uint32_t rank, uint32_t slot);
+/// With `in` and `out` one buffer (in place), the out slot that in slot 0
+/// shares: rank·(chunks/ranks) for allgather, else 0.
+uint32_t inPlaceOffset(const Shape &shape, uint32_t rank);
+/// Whether `rank`'s out slots must hold a result at the end (not on the
+/// non-root ranks of reduce, nor on rank 0 of exscan).
+bool outRequired(const Shape &shape, uint32_t rank);
+
+/// Shape limits of format v1 (checkShape; the bytecode has the same).
+inline constexpr uint32_t maxRanks = 1u << 20, maxChunks = 1u << 24, maxScratch = 1u << 24;
 
 /// A malformed shape: the format-v1 key at fault and why.
 struct ShapeError {

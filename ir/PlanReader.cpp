@@ -64,10 +64,10 @@ private:
   /// duplicate and unknown keys.
   Fields keys(Node map, llvm::ArrayRef<llvm::StringRef> allowed, llvm::StringRef where) const;
 
-  std::string scalar(Node n, llvm::StringRef what) const;
+  llvm::StringRef scalar(Node n, llvm::StringRef what) const;
   uint32_t integer(Node n, llvm::StringRef what) const;
   bool boolean(Node n, llvm::StringRef what) const;
-  Op readOp(Node n, const Shape &shape, uint32_t rank, llvm::SmallVectorImpl<Op> &ops) const;
+  void readOp(Node n, const Shape &shape, uint32_t rank, llvm::SmallVectorImpl<Op> &ops) const;
 
   std::string file_;
 };
@@ -97,10 +97,10 @@ Reader::Fields Reader::keys(Node map, llvm::ArrayRef<llvm::StringRef> allowed,
   return out;
 }
 
-std::string Reader::scalar(Node n, llvm::StringRef what) const {
+llvm::StringRef Reader::scalar(Node n, llvm::StringRef what) const {
   if (!n.isScalar())
     syntax(n, llvm::formatv("expected a string for '{0}'", what));
-  return n.scalar().str();
+  return n.scalar();
 }
 
 uint32_t Reader::integer(Node n, llvm::StringRef what) const {
@@ -128,14 +128,14 @@ bool Reader::boolean(Node n, llvm::StringRef what) const {
                           n.isScalar() ? n.scalar() : llvm::StringRef("a collection")));
 }
 
-Op Reader::readOp(Node n, const Shape &shape, uint32_t rank,
-                  llvm::SmallVectorImpl<Op> &ops) const {
+void Reader::readOp(Node n, const Shape &shape, uint32_t rank,
+                    llvm::SmallVectorImpl<Op> &ops) const {
   if (!n.isMap())
     syntax(n, "expected an op mapping like {op: send, to: 1, buf: out, chunk: 0}");
   const Node kindNode = n.lookup("op");
   if (!kindNode)
     syntax(n, "op is missing its 'op' key");
-  std::string kindText = scalar(kindNode, "op");
+  llvm::StringRef kindText = scalar(kindNode, "op");
   std::optional<OpKind> kind = parseOpKind(kindText);
   if (!kind)
     syntax(kindNode, llvm::formatv("unknown op '{0}' (expected send, recv, recv_reduce, "
@@ -160,7 +160,7 @@ Op Reader::readOp(Node n, const Shape &shape, uint32_t rank,
     allowed.append({"src", "src_chunk"});
     break;
   }
-  auto fields = keys(n, allowed, (kindText + " op").c_str());
+  auto fields = keys(n, allowed, (kindText + " op").str());
   auto need = [&](llvm::StringRef key) {
     const Fields::Field *f = fields.find(key);
     if (!f)
@@ -169,7 +169,7 @@ Op Reader::readOp(Node n, const Shape &shape, uint32_t rank,
   };
   auto has = [&](llvm::StringRef key) { return fields.has(key); };
   auto buffer = [&](Node v, llvm::StringRef what) {
-    std::string b = scalar(v, what);
+    llvm::StringRef b = scalar(v, what);
     std::optional<Buffer> buf = parseBuffer(b);
     if (!buf)
       syntax(v, llvm::formatv("unknown buffer '{0}' for '{1}' (expected in, out or tmp)", b,
@@ -215,7 +215,7 @@ Op Reader::readOp(Node n, const Shape &shape, uint32_t rank,
   }
   if (has("order")) {
     const Node o = fields.value("order");
-    std::string text = scalar(o, "order");
+    llvm::StringRef text = scalar(o, "order");
     std::optional<Order> order = parseOrder(op.kind, text);
     if (!order)
       syntax(o, llvm::formatv("unknown order '{0}' for {1} (expected {2} or buf_first)", text,
@@ -226,7 +226,6 @@ Op Reader::readOp(Node n, const Shape &shape, uint32_t rank,
   if (std::optional<std::string> e = checkOp(shape, rank, ops, ops.size() - 1))
     invalid(n, llvm::formatv("rank {0}, op {1} ({2}): {3}", rank, ops.size() - 1,
                              describe(op), *e));
-  return op;
 }
 
 Plan Reader::read(Node root) {
@@ -246,7 +245,7 @@ Plan Reader::read(Node root) {
   auto has = [&](llvm::StringRef key) { return fields.has(key); };
 
   const Node fmt = need("format");
-  std::string tag = scalar(fmt, "format");
+  llvm::StringRef tag = scalar(fmt, "format");
   if (tag != formatTag) {
     llvm::StringRef version = llvm::StringRef(tag);
     if (version.consume_front("collc-plan/") && !version.empty() &&
@@ -259,15 +258,15 @@ Plan Reader::read(Node root) {
   Plan plan;
   Shape &shape = plan.shape;
   const Node coll = need("collective");
-  std::string collText = scalar(coll, "collective");
+  llvm::StringRef collText = scalar(coll, "collective");
   std::optional<Collective> c = parseCollective(collText);
   if (!c)
     syntax(coll, llvm::formatv("unknown collective '{0}' (expected allreduce, reduce, "
                                "reduce_scatter_block, allgather, bcast, scan or exscan)",
                                collText));
   shape.collective = *c;
-  plan.algorithm = has("algorithm") ? scalar(fields.value("algorithm"), "algorithm")
-                                    : std::string("custom");
+  plan.algorithm =
+      has("algorithm") ? scalar(fields.value("algorithm"), "algorithm").str() : "custom";
   shape.ranks = integer(need("ranks"), "ranks");
   if (hasRoot(shape.collective))
     shape.root = integer(need("root"), "root");

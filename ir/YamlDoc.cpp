@@ -68,7 +68,6 @@ Node Node::lookup(llvm::StringRef k) const {
 class Builder final : public YAML::EventHandler {
 public:
   explicit Builder(Doc &doc) : doc_(doc) {}
-  bool sawRoot() const { return sawRoot_; }
 
   void OnDocumentStart(const YAML::Mark &) override {}
   void OnDocumentEnd() override {}
@@ -123,7 +122,6 @@ private:
   void child(uint32_t i) {
     if (frames_.empty()) {
       doc_.root_ = i;
-      sawRoot_ = true;
     } else {
       pending_.push_back(i);
     }
@@ -160,7 +158,6 @@ private:
   std::vector<Frame> frames_;
   std::vector<uint32_t> pending_;
   std::unordered_map<YAML::anchor_t, uint32_t> anchors_;
-  bool sawRoot_ = false;
 };
 
 Doc::Doc(llvm::StringRef text) {
@@ -168,9 +165,7 @@ Doc::Doc(llvm::StringRef text) {
   std::istringstream in{std::string(text)};
   YAML::Parser parser(in);
   Builder builder(*this);
-  parser.HandleNextDocument(builder);
-  if (!builder.sawRoot())
-    root_ = 0;
+  parser.HandleNextDocument(builder); // no document: root_ stays the null node 0
 }
 
 } // namespace collc::ir::yaml

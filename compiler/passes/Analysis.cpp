@@ -15,8 +15,8 @@ Layout::Layout(const ir::Shape &shape, uint32_t rank) {
     size_[int(b)] = ir::bufferSlots(shape, rank, b).value_or(0);
   aliased_ = shape.inPlace && ir::bufferSlots(shape, rank, ir::Buffer::In) &&
              ir::bufferSlots(shape, rank, ir::Buffer::Out);
-  if (aliased_ && shape.collective == ir::Collective::Allgather)
-    aliasOffset_ = rank * (shape.chunks / shape.ranks);
+  if (aliased_)
+    aliasOffset_ = ir::inPlaceOffset(shape, rank);
 }
 
 Place Layout::place(const ir::Slots &s) const {
@@ -273,15 +273,5 @@ std::optional<MsgEnd> Messages::partner(uint32_t rank, uint32_t op) const {
   return partner_[g];
 }
 
-bool outRequired(const ir::Shape &shape, uint32_t rank) {
-  switch (shape.collective) {
-  case ir::Collective::Reduce:
-    return rank == shape.root;
-  case ir::Collective::Exscan:
-    return rank >= 1;
-  default:
-    return true;
-  }
-}
 
 } // namespace collc::compiler

@@ -46,7 +46,6 @@ public:
   /// Number of slots of a space (0 when the rank has no such buffer).
   uint32_t spaceSize(uint8_t space) const { return size_[space]; }
   /// True when `in` is aliased with `out` on this rank.
-  bool aliased() const { return aliased_; }
 
 private:
   uint32_t size_[3] = {0, 0, 0};
@@ -90,7 +89,6 @@ public:
   explicit Ancestry(const DepLists &deps);
   /// True when a is a strict ancestor of b (a path a → ... → b exists).
   bool before(uint32_t a, uint32_t b) const { return a < b && anc_[b].test(a); }
-  const llvm::BitVector &ancestors(uint32_t b) const { return anc_[b]; }
 
 private:
   std::vector<llvm::BitVector> anc_;
@@ -134,9 +132,6 @@ private:
   std::vector<MsgEnd> partner_;
   std::vector<uint8_t> matched_;
 };
-
-/// True when rank r's out buffer must hold the collective's result at the end.
-bool outRequired(const ir::Shape &shape, uint32_t rank);
 
 } // namespace collc::compiler
 

@@ -50,11 +50,8 @@ struct RankView {
       touchers[sp].resize(layout.spaceSize(sp));
     }
     acc.reserve(ops.size());
-    writePlace.reserve(ops.size());
     for (uint32_t j = 0; j < ops.size(); ++j) {
       acc.push_back(accessesOf(ops[j]));
-      writePlace.push_back(acc[j].write ? std::optional<Place>(layout.place(*acc[j].write))
-                                        : std::nullopt);
       auto note = [&](const Place &pl, std::vector<std::vector<uint32_t>> &lists) {
         for (uint32_t c = pl.begin; c < pl.end && c < lists.size(); ++c)
           if (lists[c].empty() || lists[c].back() != j)
@@ -62,9 +59,10 @@ struct RankView {
       };
       for (const ir::Slots &r : acc[j].reads)
         note(layout.place(r), touchers[layout.place(r).space]);
-      if (writePlace[j]) {
-        note(*writePlace[j], touchers[writePlace[j]->space]);
-        note(*writePlace[j], writers[writePlace[j]->space]);
+      if (acc[j].write) {
+        const Place w = layout.place(*acc[j].write);
+        note(w, touchers[w.space]);
+        note(w, writers[w.space]);
       }
     }
   }
@@ -75,15 +73,10 @@ struct RankView {
   DepLists deps;
   Ancestry anc;
   Layout layout;
-  std::vector<Accesses> acc;                  ///< per op
-  std::vector<std::optional<Place>> writePlace; ///< per op
+  std::vector<Accesses> acc; ///< per op
   /// Per space and slot, in listing order: the ops writing / touching it.
   std::vector<std::vector<uint32_t>> writers[3], touchers[3];
 
-  /// True when op j's write overlaps place `p`.
-  bool writesPlace(uint32_t j, const Place &p) const {
-    return writePlace[j] && writePlace[j]->overlaps(p);
-  }
   /// Calls fn(j) for every op j that writes (or, with !writersOnly, touches)
   /// a slot of `p`, possibly more than once; stops when fn returns false.
   template <typename Fn> bool forEachAccess(const Place &p, bool writersOnly, Fn fn) const {
@@ -234,7 +227,7 @@ std::optional<ir::Program> forwardSource(const RankView &v, uint32_t k) {
   std::optional<std::vector<Use>> uses = usesOf(v, D, k, liveOut);
   if (!uses)
     return std::nullopt;
-  if (liveOut && D.buf == ir::Buffer::Out && outRequired(v.shape, v.rank))
+  if (liveOut && D.buf == ir::Buffer::Out && ir::outRequired(v.shape, v.rank))
     return std::nullopt; // the copy is (part of) the result
   // The source must still hold the copied value at each redirected read, and
   // stay unwritten until the read is done.
@@ -264,7 +257,7 @@ std::optional<ir::Program> retargetProducer(const RankView &v, uint32_t k) {
     return std::nullopt;
   bool liveOut = false;
   std::optional<std::vector<Use>> uses = usesOf(v, X, *p, liveOut);
-  if (!uses || (liveOut && X.buf == ir::Buffer::Out && outRequired(v.shape, v.rank)))
+  if (!uses || (liveOut && X.buf == ir::Buffer::Out && ir::outRequired(v.shape, v.rank)))
     return std::nullopt;
   // The copy itself goes; the other reads move to Y.
   llvm::erase_if(*uses, [&](const Use &u) { return u.op == k; });
@@ -325,7 +318,7 @@ std::optional<ir::Program> combineOnArrival(const RankView &v, uint32_t c) {
   bool liveOut = false;
   std::optional<std::vector<Use>> uses = usesOf(v, X, *p, liveOut);
   if (!uses || uses->size() != 1 || (*uses)[0].op != c ||
-      (liveOut && X.buf == ir::Buffer::Out && outRequired(v.shape, v.rank)))
+      (liveOut && X.buf == ir::Buffer::Out && ir::outRequired(v.shape, v.rank)))
     return std::nullopt; // the received value is read elsewhere too
   // The receive now reads B and writes dst when the message arrives.
   if (!v.earlierAccessesBefore(v.layout.place(red.slots()), /*writersOnly=*/true, c, *p, *p,

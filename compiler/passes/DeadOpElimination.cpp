@@ -66,7 +66,7 @@ bool DeadOpElimination::run(ir::Plan &plan) {
       if (ir::isMessage(ops[i].kind) && !msgs.partner(r, i))
         mark(r, i);
     }
-    if (outRequired(plan.shape, r))
+    if (ir::outRequired(plan.shape, r))
       for (int64_t w : last[int(ir::Buffer::Out)])
         if (w >= 0)
           mark(r, uint32_t(w));

@@ -32,7 +32,6 @@ public:
   explicit PassManager(PassManagerOptions opts = {}) : opts_(opts) {}
 
   void add(std::unique_ptr<Pass> pass) { passes_.push_back(std::move(pass)); }
-  size_t size() const { return passes_.size(); }
 
   /// Runs every pass on `plan`. Fails when the input does not verify or a
   /// pass breaks it (verifyEach); `plan` then holds the last proven version.

@@ -10,19 +10,25 @@ namespace collc::compiler {
 
 namespace {
 
-constexpr PassInfo passTable[] = {
-    {"dce", "remove ops whose results cannot reach a required output"},
-    {"copy-elim", "fold copies away (three-address combines, direct receives)"},
-    {"coalesce", "merge messages between the same ranks that are ready together"},
-    {"relax-deps", "replace step barriers by exact data dependencies"},
-    {"pipeline", "split messages into segments so transfer and reduction overlap"},
-    {"compact-scratch", "reuse tmp slots whose lifetimes are ordered"},
-};
-
 /// Segments for `pipeline`: the explicit value, else 4 when the pass is named.
 uint32_t segmentsFor(const PipelineOptions &opts) {
   return opts.pipelineSegments == 0 ? 4 : opts.pipelineSegments;
 }
+
+const PassInfo passTable[] = {
+    {"dce", "remove ops whose results cannot reach a required output",
+     [](const PipelineOptions &) { return createDeadOpElimination(); }},
+    {"copy-elim", "fold copies away (three-address combines, direct receives)",
+     [](const PipelineOptions &) { return createCopyElimination(); }},
+    {"coalesce", "merge messages between the same ranks that are ready together",
+     [](const PipelineOptions &) { return createMessageCoalescing(); }},
+    {"relax-deps", "replace step barriers by exact data dependencies",
+     [](const PipelineOptions &) { return createDependencyRelaxation(); }},
+    {"pipeline", "split messages into segments so transfer and reduction overlap",
+     [](const PipelineOptions &o) { return createPipelining(segmentsFor(o)); }},
+    {"compact-scratch", "reuse tmp slots whose lifetimes are ordered",
+     [](const PipelineOptions &) { return createScratchCompaction(); }},
+};
 
 /// The level pipelines, top to bottom.
 std::vector<std::string> levelPipeline(const PipelineOptions &opts) {
@@ -56,18 +62,9 @@ std::vector<std::string> levelPipeline(const PipelineOptions &opts) {
 llvm::ArrayRef<PassInfo> passInfos() { return passTable; }
 
 std::unique_ptr<Pass> createPass(llvm::StringRef name, const PipelineOptions &opts) {
-  if (name == "dce")
-    return createDeadOpElimination();
-  if (name == "copy-elim")
-    return createCopyElimination();
-  if (name == "relax-deps")
-    return createDependencyRelaxation();
-  if (name == "coalesce")
-    return createMessageCoalescing();
-  if (name == "pipeline")
-    return createPipelining(segmentsFor(opts));
-  if (name == "compact-scratch")
-    return createScratchCompaction();
+  for (const PassInfo &i : passTable)
+    if (i.name == name)
+      return i.create(opts);
   return nullptr;
 }
 

@@ -49,6 +49,7 @@ struct PipelineOptions {
 struct PassInfo {
   llvm::StringRef name;
   llvm::StringRef summary;
+  std::unique_ptr<Pass> (*create)(const PipelineOptions &opts);
 };
 /// Every pass, in the order -O2 runs them.
 llvm::ArrayRef<PassInfo> passInfos();

@@ -40,9 +40,8 @@ bool Pipelining::run(ir::Plan &plan) {
   if (k_ <= 1 || plan.numOps() == 0)
     return false;
   // Stay inside what the format allows (ir::checkShape).
-  constexpr uint64_t maxChunks = 1u << 24;
-  if (uint64_t(plan.shape.chunks) * k_ > maxChunks ||
-      uint64_t(plan.shape.scratch) * k_ > maxChunks)
+  if (uint64_t(plan.shape.chunks) * k_ > ir::maxChunks ||
+      uint64_t(plan.shape.scratch) * k_ > ir::maxScratch)
     return false;
   plan.shape.chunks *= k_;
   plan.shape.scratch *= k_;

@@ -125,7 +125,7 @@ inline constexpr uint32_t chunkHasCount = 1;
 inline constexpr uint32_t dstBufMask = 0x3;
 inline constexpr unsigned dstChunkShift = 2;
 
-// Shape limits (the same as ir::checkShape).
+// Shape limits (the same as ir::checkShape; compiler/Lower.cpp asserts it).
 inline constexpr uint32_t maxRanks = 1u << 20, maxChunks = 1u << 24,
                           maxScratch = 1u << 24;
 } // namespace format

@@ -17,6 +17,7 @@
 
 #include <array>
 #include <thread>
+#include <vector>
 
 namespace collc::test {
 namespace {
@@ -115,10 +116,17 @@ std::string execute(const ir::Plan &plan, size_t n, bool matrix, bool inPlace) {
   return "";
 }
 
+// Every generator × p ∈ {1..17, 32, 64} (issue [6/6]); pipelined plans up to 17 ranks.
 TEST(OptimizedExecution, EveryGeneratorAtO2ComputesExactResultsOnThreads) {
+  std::vector<uint32_t> ranks;
+  for (uint32_t p = 1; p <= 17; ++p)
+    ranks.push_back(p);
+  ranks.insert(ranks.end(), {32, 64});
   for (const sched::Algorithm &a : sched::algorithms())
-    for (uint32_t p : {1u, 2u, 3u, 4u, 5u, 7u, 8u, 13u})
+    for (uint32_t p : ranks)
       for (unsigned segments : {0u, 3u}) {
+        if (segments && p > 17)
+          continue;
         sched::GenOptions g;
         g.ranks = p;
         g.root = ir::hasRoot(a.collective) ? p - 1 : 0;
