@@ -1,8 +1,8 @@
 // runtime/api/Api.cpp: the C API (collc/collc.h) over the interpreter.
 //
-// Per communicator, a private duplicate (for our messages only) and an
-// execution counter are cached on the user's communicator with an attribute
-// and freed with it. Per plan, each rank's prepared program is built on first
+// Per communicator, a private duplicate (for our messages only) and its tag
+// counter are cached on the user's communicator with an attribute and freed
+// with it. Per plan, each rank's prepared program is built on first
 // use and shared by every execution.
 #include "collc/collc.h"
 

@@ -36,7 +36,6 @@ struct CommState {
   /// re-created, so equal handles mean equal types and operations.
   collc_request_s *lastBlocking = nullptr;
   int tagUb = 32767;
-  uint64_t executions = 0; ///< started so far; equal on all ranks
   /// Where the next execution's tag range starts. Every rank starts the same
   /// plans in the same order, so every rank assigns the same ranges; they
   /// follow each other, so executions in flight never share a tag, except
@@ -75,7 +74,30 @@ int deleteCommState(MPI_Comm, int, void *attr, void *) {
   return MPI_SUCCESS;
 }
 
+/// The communicator this thread used last, and its state, so that repeated
+/// calls need no attribute lookup (a lock in Open MPI).
+struct LastComm {
+  MPI_Comm comm = MPI_COMM_NULL;
+  CommState *state = nullptr;
+  uint64_t epoch = 0;
+};
+LastComm &lastComm() {
+  thread_local LastComm last;
+  return last;
+}
+CommState *lastCommState(MPI_Comm comm) {
+  const LastComm &l = lastComm();
+  return l.state && l.comm == comm && l.epoch == commStateEpoch.load() ? l.state : nullptr;
+}
+void rememberCommState(MPI_Comm comm, CommState *state) {
+  lastComm() = LastComm{comm, state, commStateEpoch.load()};
+}
+
 Status commState(MPI_Comm comm, CommState *&out) {
+  if (CommState *last = lastCommState(comm)) {
+    out = last;
+    return Status::success();
+  }
   static std::once_flag once;
   static int keyval = MPI_KEYVAL_INVALID;
   static int keyvalError = MPI_SUCCESS;
@@ -91,6 +113,7 @@ Status commState(MPI_Comm comm, CommState *&out) {
     return mpiError("MPI_Comm_get_attr", rc);
   if (found) {
     out = static_cast<CommState *>(attr);
+    rememberCommState(comm, out);
     return Status::success();
   }
   auto s = std::make_unique<CommState>();
@@ -105,6 +128,7 @@ Status commState(MPI_Comm comm, CommState *&out) {
     return mpiError("MPI_Comm_set_attr", rc);
   }
   out = s.release();
+  rememberCommState(comm, out);
   return Status::success();
 }
 
@@ -268,7 +292,6 @@ struct collc_request_s {
   void *recvbuf = nullptr;
   bool persistent = false;
   bool active = false;
-  uint64_t tagBase = 0; ///< of the execution in flight
   /// Kept by CommState::lastBlocking: not counted as a request of the plan
   /// (which may be freed; `call` and `planId` then no longer match).
   bool cached = false;
@@ -351,13 +374,13 @@ int startRequest(collc_request_s *req) {
                       " executions are still in flight; wait for them first");
     c.nextTag = 0;
   }
-  req->tagBase = c.nextTag;
+  const uint64_t tagBase = c.nextTag;
   c.nextTag += stride;
   ++c.live;
   if (req->inCopy)
     std::memcpy(req->inCopy.get(), req->recvbuf, req->inBytes);
   req->active = true;
-  if (Status s = req->exec.startAt(int(req->tagBase)); !s.ok()) {
+  if (Status s = req->exec.startAt(int(tagBase)); !s.ok()) {
     finished(req);
     req->transport->abandon();
     return failStatus(s, COLLC_ERR_MPI);
@@ -421,25 +444,6 @@ bool sameCall(const collc_request_s *req, collc_plan plan, const Call &call) {
          c.type == call.type && c.op == call.op && c.root == call.root;
 }
 
-/// The communicator this thread made a blocking call on last, and its state,
-/// so that a repeated call needs no attribute lookup (a lock in Open MPI).
-struct LastComm {
-  MPI_Comm comm = MPI_COMM_NULL;
-  CommState *state = nullptr;
-  uint64_t epoch = 0;
-};
-LastComm &lastComm() {
-  thread_local LastComm last;
-  return last;
-}
-CommState *lastCommState(MPI_Comm comm) {
-  const LastComm &l = lastComm();
-  return l.state && l.comm == comm && l.epoch == commStateEpoch.load() ? l.state : nullptr;
-}
-void rememberCommState(MPI_Comm comm, CommState *state) {
-  lastComm() = LastComm{comm, state, commStateEpoch.load()};
-}
-
 int runCached(collc_request_s *req, CommState *state) {
   if (int rc = startRequest(req); rc != COLLC_SUCCESS) { // do not reuse it either
     deleteRequest(state->lastBlocking);
@@ -466,7 +470,6 @@ int blocking(collc_plan plan, const Call &call) {
     CommState *state = nullptr;
     if (Status s = commState(call.comm, state); !s.ok())
       return failStatus(s, COLLC_ERR_MPI);
-    rememberCommState(call.comm, state);
     collc_request_s *req = state->lastBlocking;
     if (!req || !sameCall(req, plan, call)) {
       deleteRequest(state->lastBlocking);

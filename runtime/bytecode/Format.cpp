@@ -3,6 +3,7 @@
 
 #include <array>
 #include <cassert>
+#include <cstdio>
 
 namespace collc::rt {
 
@@ -153,6 +154,12 @@ unsigned leb128Size(uint32_t v) {
 void appendU32(std::vector<uint8_t> &out, uint32_t v) {
   for (int k = 0; k < 4; ++k)
     out.push_back(static_cast<uint8_t>(v >> (8 * k)));
+}
+
+std::string hex(uint64_t v) {
+  char buf[24];
+  std::snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(v));
+  return buf;
 }
 
 void storeU32(std::vector<uint8_t> &out, size_t at, uint32_t v) {

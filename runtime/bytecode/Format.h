@@ -211,6 +211,17 @@ inline uint32_t readU32(const uint8_t *p) {
 }
 /// Overwrites out[at..at+4) with `v` little-endian.
 void storeU32(std::vector<uint8_t> &out, size_t at, uint32_t v);
+/// Appends `v` as 8 little-endian bytes.
+inline void appendU64(std::vector<uint8_t> &out, uint64_t v) {
+  appendU32(out, uint32_t(v));
+  appendU32(out, uint32_t(v >> 32));
+}
+/// Reads 8 little-endian bytes. Precondition: p[0..8) readable.
+inline uint64_t readU64(const uint8_t *p) {
+  return uint64_t(readU32(p)) | uint64_t(readU32(p + 4)) << 32;
+}
+/// "0x1a3": how file offsets appear in error messages.
+std::string hex(uint64_t v);
 
 /// Zigzag code of a peer relative to `rank` in a ring of `ranks`: the signed
 /// distance s in (-ranks/2, ranks/2] mapped 0,-1,1,-2,2.. → 0,1,2,3,4..

@@ -247,12 +247,7 @@ void Executor::runLocal(uint32_t i) {
   const Piece *opnd = pieces_.data() + b.buf.begin;
   const bool srcFirst = op.order == Order::OtherFirst;
   zip(opnd, b.buf.size, src, b.src.size, dst, b.dst.size, ext,
-      [&](char *x, char *s, char *d, size_t n) {
-        if (srcFirst)
-          combine_(s, x, d, n, scratch_.get());
-        else
-          combine_(x, s, d, n, scratch_.get());
-      });
+      [&](char *x, char *s, char *d, size_t n) { combineInOrder(x, s, d, n, srcFirst); });
 }
 
 void Executor::finishMessage(uint32_t i) {
@@ -275,12 +270,7 @@ void Executor::finishMessage(uint32_t i) {
     const Piece *opnd = pieces_.data() + b.buf.begin, *dst = pieces_.data() + b.dst.begin;
     const bool recvFirst = op.order == Order::OtherFirst;
     zip(opnd, b.buf.size, &staged, 1, dst, b.dst.size, ext,
-        [&](char *x, char *m, char *d, size_t n) {
-          if (recvFirst)
-            combine_(m, x, d, n, scratch_.get());
-          else
-            combine_(x, m, d, n, scratch_.get());
-        });
+        [&](char *x, char *m, char *d, size_t n) { combineInOrder(x, m, d, n, recvFirst); });
   }
   complete(i);
 }
@@ -328,26 +318,24 @@ Status Executor::drainReady() {
   return Status::success();
 }
 
+Status Executor::progressOnce(bool block) {
+  completed_.clear();
+  COLLC_RT_TRY(failed(transport_->poll(block, completed_)));
+  for (uint32_t i : completed_)
+    finishMessage(i);
+  return failed(drainReady());
+}
+
 Status Executor::test(bool &done) {
-  if (running_) {
-    completed_.clear();
-    COLLC_RT_TRY(failed(transport_->poll(false, completed_)));
-    for (uint32_t i : completed_)
-      finishMessage(i);
-    COLLC_RT_TRY(failed(drainReady()));
-  }
+  if (running_)
+    COLLC_RT_TRY(progressOnce(false));
   done = !running_;
   return Status::success();
 }
 
 Status Executor::wait() {
-  while (running_) {
-    completed_.clear();
-    COLLC_RT_TRY(failed(transport_->poll(true, completed_)));
-    for (uint32_t i : completed_)
-      finishMessage(i);
-    COLLC_RT_TRY(failed(drainReady()));
-  }
+  while (running_)
+    COLLC_RT_TRY(progressOnce(true));
   return Status::success();
 }
 

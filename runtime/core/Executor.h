@@ -52,9 +52,6 @@ public:
   /// Progresses until the execution finishes.
   [[nodiscard]] Status wait();
 
-  bool running() const { return running_; }
-  /// How many executions of the plan in flight at once the tag range allows.
-  uint64_t maxInFlight() const { return tagWindows_; }
 
 private:
   struct Piece {
@@ -79,6 +76,8 @@ private:
   /// dst = own ∘ other, or other ∘ own when `otherFirst` (the plan's order).
   void combineInOrder(const char *own, const char *other, char *dst, size_t n, bool otherFirst);
   [[nodiscard]] Status drainReady();
+  /// One round of test() (block = false) or wait() (block = true).
+  [[nodiscard]] Status progressOnce(bool block);
   /// Ends the execution when `s` is a failure; returns `s`.
   [[nodiscard]] Status failed(Status &&s);
 

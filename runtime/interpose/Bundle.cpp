@@ -5,17 +5,10 @@
 #include "runtime/bytecode/Loader.h"
 
 #include <algorithm>
-#include <cstdio>
 
 namespace collc::rt {
 
 namespace {
-
-std::string hex(uint64_t v) {
-  char buf[24];
-  std::snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(v));
-  return buf;
-}
 
 Status corrupt(size_t at, const std::string &m) {
   return Status::error(ErrorCode::Corrupt, "offset " + hex(at) + ": " + m);
@@ -24,13 +17,6 @@ Status malformed(size_t at, const std::string &m) {
   return Status::error(ErrorCode::Malformed, "offset " + hex(at) + ": " + m);
 }
 Status invalid(const std::string &m) { return Status::error(ErrorCode::Invalid, m); }
-
-uint64_t readU64(const uint8_t *p) { return uint64_t(readU32(p)) | uint64_t(readU32(p + 4)) << 32; }
-
-void appendU64(std::vector<uint8_t> &out, uint64_t v) {
-  appendU32(out, uint32_t(v));
-  appendU32(out, uint32_t(v >> 32));
-}
 
 /// Checks one entry's plan against the bundle's shape; `what` names it.
 Status checkPlan(const std::string &what, const LoadedPlan &p, Collective c, uint32_t ranks) {

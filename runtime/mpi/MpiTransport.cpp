@@ -49,17 +49,24 @@ void MpiTransport::reserve(uint32_t capacity) {
   indices_.resize(capacity);
 }
 
-Status MpiTransport::add(MPI_Request r, uint32_t id) {
+void MpiTransport::add(MPI_Request r, uint32_t id) {
   active_.push_back(r);
   ids_.push_back(id);
-  return Status::success();
 }
 
-Status MpiTransport::send(const void *data, size_t elems, uint32_t peer, int tag,
-                          uint32_t id) {
+namespace {
+/// MPI counts are ints.
+Status checkCount(size_t elems) {
   if (elems > size_t(INT_MAX))
     return Status::error(ErrorCode::Unsupported, "a message of " + std::to_string(elems) +
                                                      " elements exceeds MPI's int counts");
+  return Status::success();
+}
+} // namespace
+
+Status MpiTransport::send(const void *data, size_t elems, uint32_t peer, int tag,
+                          uint32_t id) {
+  COLLC_RT_TRY(checkCount(elems));
   MPI_Request r;
   if (int rc = MPI_Isend(data, int(elems), type_, int(peer), tag, comm_, &r); rc != MPI_SUCCESS)
     return mpiError("MPI_Isend", rc);
@@ -67,7 +74,7 @@ Status MpiTransport::send(const void *data, size_t elems, uint32_t peer, int tag
     int done = 0;
     if (int rc = MPI_Test(&r, &done, MPI_STATUS_IGNORE); rc != MPI_SUCCESS) {
       if (r != MPI_REQUEST_NULL) // still in flight: abandon() must cancel it
-        (void)add(r, id);
+        add(r, id);
       return mpiError("MPI_Test", rc);
     }
     if (done) {
@@ -75,17 +82,17 @@ Status MpiTransport::send(const void *data, size_t elems, uint32_t peer, int tag
       return Status::success();
     }
   }
-  return add(r, id);
+  add(r, id);
+  return Status::success();
 }
 
 Status MpiTransport::recv(void *data, size_t elems, uint32_t peer, int tag, uint32_t id) {
-  if (elems > size_t(INT_MAX))
-    return Status::error(ErrorCode::Unsupported, "a message of " + std::to_string(elems) +
-                                                     " elements exceeds MPI's int counts");
+  COLLC_RT_TRY(checkCount(elems));
   MPI_Request r;
   if (int rc = MPI_Irecv(data, int(elems), type_, int(peer), tag, comm_, &r); rc != MPI_SUCCESS)
     return mpiError("MPI_Irecv", rc);
-  return add(r, id);
+  add(r, id);
+  return Status::success();
 }
 
 Status MpiTransport::poll(bool block, std::vector<uint32_t> &completed) {

@@ -34,7 +34,7 @@ public:
   void abandon();
 
 private:
-  Status add(MPI_Request r, uint32_t id);
+  void add(MPI_Request r, uint32_t id);
   MPI_Comm comm_;
   MPI_Datatype type_;
   int tagUb_;

@@ -10,6 +10,7 @@
 // compares it with the exact sequential fold (Workload.h). Links the collc
 // runtime and MPI only.
 #include "collc/collc.h"
+#include "runtime/interpose/Bundle.h"
 #include "tools/collc-bench/Workload.h"
 
 #include <mpi.h>
@@ -114,25 +115,6 @@ bool parseInt(const std::string &s, int &out) {
   return ec == std::errc() && p == s.data() + s.size();
 }
 
-/// "8", "64K", "1M", "2G" (powers of 1024).
-bool parseSize(std::string s, size_t &out) {
-  size_t mult = 1;
-  if (!s.empty()) {
-    switch (s.back()) {
-    case 'K': case 'k': mult = size_t(1) << 10; s.pop_back(); break;
-    case 'M': case 'm': mult = size_t(1) << 20; s.pop_back(); break;
-    case 'G': case 'g': mult = size_t(1) << 30; s.pop_back(); break;
-    default: break;
-    }
-  }
-  size_t v = 0;
-  auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-  if (s.empty() || ec != std::errc() || p != s.data() + s.size() || v > SIZE_MAX / mult)
-    return false;
-  out = v * mult;
-  return true;
-}
-
 /// Parses argv; returns "" or the usage error.
 std::string parseArgs(int argc, char **argv, Options &o) {
   for (int i = 1; i < argc; ++i) {
@@ -189,10 +171,10 @@ std::string parseArgs(int argc, char **argv, Options &o) {
           size_t comma = value.find(',', at);
           std::string item = value.substr(at, comma == std::string::npos ? std::string::npos
                                                                            : comma - at);
-          size_t bytes = 0;
-          if (!parseSize(item, bytes))
+          uint64_t bytes = 0; // "8", "64K", "1M", "2G" (powers of 1024)
+          if (!collc::rt::parseByteCount(item, bytes) || bytes > SIZE_MAX)
             return "--sizes: '" + item + "' is not a size (bytes, optional K/M/G suffix)";
-          o.sizes.push_back(bytes);
+          o.sizes.push_back(size_t(bytes));
           if (comma == std::string::npos)
             break;
           at = comma + 1;
