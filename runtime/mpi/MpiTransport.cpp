@@ -55,18 +55,17 @@ void MpiTransport::add(MPI_Request r, uint32_t id) {
 }
 
 namespace {
-/// MPI counts are ints.
-Status checkCount(size_t elems) {
-  if (elems > size_t(INT_MAX))
-    return Status::error(ErrorCode::Unsupported, "a message of " + std::to_string(elems) +
-                                                     " elements exceeds MPI's int counts");
-  return Status::success();
+/// MPI counts are ints: the error for a longer message (off the hot path).
+[[gnu::cold]] Status tooLong(size_t elems) {
+  return Status::error(ErrorCode::Unsupported, "a message of " + std::to_string(elems) +
+                                                   " elements exceeds MPI's int counts");
 }
 } // namespace
 
 Status MpiTransport::send(const void *data, size_t elems, uint32_t peer, int tag,
                           uint32_t id) {
-  COLLC_RT_TRY(checkCount(elems));
+  if (elems > size_t(INT_MAX)) [[unlikely]]
+    return tooLong(elems);
   MPI_Request r;
   if (int rc = MPI_Isend(data, int(elems), type_, int(peer), tag, comm_, &r); rc != MPI_SUCCESS)
     return mpiError("MPI_Isend", rc);
@@ -87,7 +86,8 @@ Status MpiTransport::send(const void *data, size_t elems, uint32_t peer, int tag
 }
 
 Status MpiTransport::recv(void *data, size_t elems, uint32_t peer, int tag, uint32_t id) {
-  COLLC_RT_TRY(checkCount(elems));
+  if (elems > size_t(INT_MAX)) [[unlikely]]
+    return tooLong(elems);
   MPI_Request r;
   if (int rc = MPI_Irecv(data, int(elems), type_, int(peer), tag, comm_, &r); rc != MPI_SUCCESS)
     return mpiError("MPI_Irecv", rc);
