@@ -100,8 +100,9 @@ void sweep(unsigned level, unsigned segments, Tally &t, bool checkSize) {
           EXPECT_LE(s.messages, s0.messages) << what;
           // A one-rank plan is a lone result copy; every other plan sheds at
           // least its initial copy.
-          if (p > 1)
+          if (p > 1) {
             EXPECT_TRUE(s.ops < s0.ops || s.scratch < s0.scratch) << what << ": not leaner";
+          }
         }
         ++t.cases;
         t.fewerOps += s.ops < s0.ops;
