@@ -8,7 +8,7 @@
 
 namespace collc::compiler {
 
-ValueTable::ValueTable(bool commutative) : commutative_(commutative) {
+ValueTable::ValueTable() {
   sets_.push_back({0, 0}); // the empty set, for undef and poison
   nodes_.push_back({leafMark, ~0u, 0}); // undefValue
   nodes_.push_back({leafMark, ~0u, 0}); // poisonValue
@@ -74,9 +74,7 @@ ValueTable::Combined ValueTable::combine(ValueId a, ValueId b, bool checkOrder) 
   if (fault != Fault::None)
     return {poisonValue, fault};
 
-  ValueId l = a, r = b;
-  if (commutative_ && l > r)
-    std::swap(l, r);
+  const ValueId l = a, r = b;
   uint64_t key = (uint64_t(l) << 32) | r;
   auto [it, fresh] = combos_.try_emplace(key, 0);
   if (fresh) {

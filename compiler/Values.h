@@ -3,9 +3,10 @@
 // A value is chunk-independent: the leaf x_q stands for "rank q's contribution
 // to the chunk of the slot that holds it" (or, in allgather and bcast, rank q's
 // data); which chunk is tracked beside the value (see Verifier.cpp). Combined
-// values are binary trees a ∘ b, interned so equal trees have equal ids; in
-// commutative mode the two operands are put in a canonical order, so trees
-// equal up to swapping operands get the same id. Each value carries its set of
+// values are binary trees a ∘ b, interned so equal trees have equal ids. The
+// operands keep their order in every mode: x0 ∘ x1 and x1 ∘ x0 are different
+// values even for a commutative plan (the same value on two ranks means the
+// same bits, whatever the operation). Each value carries its set of
 // contributing ranks, interned as a sorted list of disjoint intervals.
 #ifndef COLLC_COMPILER_VALUES_H
 #define COLLC_COMPILER_VALUES_H
@@ -31,8 +32,7 @@ struct RankInterval {
 
 class ValueTable {
 public:
-  /// `commutative`: canonicalize operand order of combinations.
-  explicit ValueTable(bool commutative);
+  ValueTable();
 
   ValueId leaf(uint32_t rank);
 
@@ -77,7 +77,6 @@ private:
   uint32_t internSet(llvm::ArrayRef<RankInterval> set);
   void showTree(ValueId v, std::string &out, size_t limit) const;
 
-  bool commutative_;
   std::vector<Node> nodes_;
   std::vector<ValueId> leaves_; ///< rank -> leaf id (0 = not made yet)
   llvm::DenseMap<uint64_t, ValueId> combos_;

@@ -8,13 +8,11 @@
 
 #include "runtime/api/Execution.h"
 #include "runtime/bytecode/Loader.h"
+#include "runtime/bytecode/ReadFile.h"
 
 #include <atomic>
-#include <cerrno>
 #include <cstdio>
 #include <cstring>
-#include <fstream>
-#include <iterator>
 #include <map>
 #include <mutex>
 #include <new>
@@ -108,12 +106,9 @@ int collc_plan_load_file(const char *path, collc_plan *plan) {
   if (!path || !plan)
     return fail(COLLC_ERR_ARG, "collc_plan_load_file: null argument");
   *plan = COLLC_PLAN_NULL;
-  std::ifstream in(path, std::ios::binary);
-  if (!in)
-    return fail(COLLC_ERR_IO, std::string("cannot read '") + path + "': " + std::strerror(errno));
-  std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  if (in.bad())
-    return fail(COLLC_ERR_IO, std::string("cannot read '") + path + "'");
+  std::vector<uint8_t> bytes;
+  if (Status s = readRegularFile(path, bytes); !s.ok())
+    return fail(COLLC_ERR_IO, std::string("cannot read '") + path + "': " + s.message());
   int rc = collc_plan_load_memory(bytes.data(), bytes.size(), plan);
   if (rc != COLLC_SUCCESS)
     lastError = std::string(path) + ": " + lastError;

@@ -2,6 +2,8 @@
 // communicator state, combiners, and the execution entry points of the C API.
 #include "runtime/api/Execution.h"
 
+#include "runtime/api/Handles.h"
+
 #include "runtime/kernels/MpiTypes.h"
 #include "runtime/mpi/MpiTransport.h"
 
@@ -139,7 +141,6 @@ struct CombineCtx {
   MPI_Op op = MPI_OP_NULL;
   MPI_Datatype type = MPI_DATATYPE_NULL;
   size_t extent = 0;
-  bool commutative = true;
 };
 
 void kernelCombine(const void *ctx, const void *a, const void *b, void *dst, size_t n, void *) {
@@ -159,7 +160,11 @@ void reduceLocal(const CombineCtx &c, const void *in, void *inout, size_t n) {
   }
 }
 
-// dst = a ∘ b through MPI_Reduce_local, keeping the operand order.
+// dst = a ∘ b through MPI_Reduce_local, keeping the operand order — also for
+// a commutative operation: a user's "commutative" function may still give
+// other bits for b ∘ a (floating point, compensated sums), and ranks that
+// computed the same plan must hold the same bits (docs/plan-format.md,
+// "Identical results").
 void userCombine(const void *ctx, const void *a, const void *b, void *dst, size_t n,
                  void *scratch) {
   const CombineCtx &c = *static_cast<const CombineCtx *>(ctx);
@@ -167,13 +172,9 @@ void userCombine(const void *ctx, const void *a, const void *b, void *dst, size_
   if (dst == b) {
     reduceLocal(c, a, dst, n);
   } else if (dst == a) {
-    if (c.commutative) {
-      reduceLocal(c, b, dst, n); // b ∘ a == a ∘ b
-    } else {
-      std::memcpy(scratch, b, bytes);
-      reduceLocal(c, a, scratch, n);
-      std::memcpy(dst, scratch, bytes);
-    }
+    std::memcpy(scratch, b, bytes);
+    reduceLocal(c, a, scratch, n);
+    std::memcpy(dst, scratch, bytes);
   } else {
     std::memcpy(dst, b, bytes);
     reduceLocal(c, a, dst, n);
@@ -297,12 +298,20 @@ struct collc_request_s {
   bool cached = false;
   Call call;
   uint64_t planId = 0;
+  /// The call's user operation and derived datatype, held while the request
+  /// exists (Handles.h), or null handles.
+  MPI_Op heldOp = MPI_OP_NULL;
+  MPI_Datatype heldType = MPI_DATATYPE_NULL;
 
   ~collc_request_s() {
     if (plan && !cached)
       countRequest(plan, -1);
     transport.reset(); // before the communicator it sends on may go
     releaseCommState(comm);
+    if (heldOp != MPI_OP_NULL)
+      releaseOp(heldOp);
+    if (heldType != MPI_DATATYPE_NULL)
+      releaseType(heldType);
   }
 };
 
@@ -312,7 +321,11 @@ void deleteRequest(collc_request_s *req) { delete req; }
 
 namespace {
 
-int makeRequest(collc_plan plan, const Call &call, bool persistent, collc_request_s *&out) {
+/// A request for `call`. `hold`: the request outlives the call that made it
+/// (non-blocking or persistent), so it holds the call's user operation and
+/// derived datatype until it is freed.
+int makeRequest(collc_plan plan, const Call &call, bool persistent, bool hold,
+                collc_request_s *&out) {
   out = nullptr;
   if (!plan)
     return fail(COLLC_ERR_ARG, "the plan is COLLC_PLAN_NULL");
@@ -331,7 +344,13 @@ int makeRequest(collc_plan plan, const Call &call, bool persistent, collc_reques
     return failStatus(s, COLLC_ERR_MPI);
   ++req->comm->refs;
   const CallPlan &how = req->how;
-  req->ctx = CombineCtx{how.kernel, call.op, call.type, how.extent, how.commutativeOp};
+  if (hold) {
+    if (holdOp(call.op))
+      req->heldOp = call.op;
+    if (holdType(call.type))
+      req->heldType = call.type;
+  }
+  req->ctx = CombineCtx{how.kernel, call.op, call.type, how.extent};
   Combiner combine{how.kernel ? kernelCombine : userCombine, &req->ctx};
 
   Buffers b;
@@ -474,7 +493,7 @@ int blocking(collc_plan plan, const Call &call) {
     if (!req || !sameCall(req, plan, call)) {
       deleteRequest(state->lastBlocking);
       state->lastBlocking = nullptr;
-      if (int rc = makeRequest(plan, call, /*persistent=*/true, req); rc != COLLC_SUCCESS)
+      if (int rc = makeRequest(plan, call, /*persistent=*/true, /*hold=*/false, req); rc != COLLC_SUCCESS)
         return rc;
       req->cached = true;
       countRequest(plan, -1);
@@ -483,7 +502,7 @@ int blocking(collc_plan plan, const Call &call) {
     return runCached(req, state);
   }
   collc_request_s *req = nullptr;
-  if (int rc = makeRequest(plan, call, false, req); rc != COLLC_SUCCESS)
+  if (int rc = makeRequest(plan, call, false, /*hold=*/false, req); rc != COLLC_SUCCESS)
     return rc;
   collc_request handle = req;
   if (int rc = startRequest(req); rc != COLLC_SUCCESS) {
@@ -498,7 +517,7 @@ int nonblocking(collc_plan plan, const Call &call, bool persistent, collc_reques
     return fail(COLLC_ERR_ARG, "the request pointer is null");
   *request = COLLC_REQUEST_NULL;
   collc_request_s *req = nullptr;
-  if (int rc = makeRequest(plan, call, persistent, req); rc != COLLC_SUCCESS)
+  if (int rc = makeRequest(plan, call, persistent, /*hold=*/true, req); rc != COLLC_SUCCESS)
     return rc;
   if (!persistent)
     if (int rc = startRequest(req); rc != COLLC_SUCCESS) {

@@ -8,13 +8,11 @@
 // error naming file:line, never a guess.
 #include "runtime/interpose/Config.h"
 
+#include "runtime/bytecode/ReadFile.h"
 #include "runtime/interpose/Bundle.h"
 
 #include <algorithm>
-#include <cerrno>
 #include <cstring>
-#include <fstream>
-#include <iterator>
 #include <optional>
 
 namespace collc::interpose {
@@ -428,13 +426,13 @@ void loadRules(const char *value, const KnownAlgorithms &known, Config &config) 
   if (!value || trim(value).empty())
     return;
   const std::string path(trim(value));
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
+  std::vector<uint8_t> bytes;
+  if (rt::Status s = rt::readRegularFile(path, bytes); !s.ok()) {
     config.warnings.push_back("COLLC_RULES='" + path + "': cannot read the file (" +
-                              std::strerror(errno) + "); no rules apply");
+                              s.message() + "); no rules apply");
     return;
   }
-  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const std::string text(bytes.begin(), bytes.end());
   std::vector<std::string> errors;
   std::vector<Rule> rules;
   if (!parseRules(text, path, known, rules, errors)) {

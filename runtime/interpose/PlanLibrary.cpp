@@ -6,14 +6,13 @@
 #include "compiler/Verifier.h"
 #include "compiler/passes/Pipeline.h"
 #include "runtime/bytecode/Loader.h"
+#include "runtime/bytecode/ReadFile.h"
 #include "runtime/interpose/Bundle.h"
 #include "schedules/Generators.h"
 
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
-#include <iterator>
 
 namespace collc::interpose {
 
@@ -47,13 +46,16 @@ std::string describeFailure(const compiler::VerifyResult &r) {
 } // namespace
 
 void PlanLibrary::addFile(const std::string &path, std::vector<std::string> &warnings) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    warnings.push_back("COLLC_PLAN_PATH: cannot read '" + path + "'; it is not used");
+  std::vector<uint8_t> bytes;
+  if (rt::Status s = rt::readRegularFile(path, bytes); !s.ok()) {
+    warnings.push_back("COLLC_PLAN_PATH: cannot read '" + path + "' (" + s.message() +
+                       "); it is not used");
     return;
   }
-  std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(in)),
-                             std::istreambuf_iterator<char>());
+  if (bytes.empty()) {
+    warnings.push_back("COLLC_PLAN_PATH: '" + path + "' is empty; it is not used");
+    return;
+  }
   auto notServed = [&](rt::Collective c) {
     warnings.push_back("COLLC_PLAN_PATH: '" + path + "' is a plan for " + rt::name(c) +
                        ", which the interposer does not intercept (only allreduce and "

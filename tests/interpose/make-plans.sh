@@ -7,13 +7,16 @@
 #              root 3 on 4 ranks, a plan for 16 ranks (never fits: used=0), and
 #              two files the interposer must refuse with a warning: a truncated
 #              plan and a corrupted bundle.
+#   OUT/odd:   files that are not plans at all — a directory named x.cplan,
+#              a FIFO named y.cbundle, an empty .cbundle and an empty .cplan —
+#              one warning each, and a good plan that must still be used.
 #   OUT/lying: a ring for 4 ranks compiled with --no-verify from text that
 #              claims `commutative: false` — the plan is wrong for
 #              non-commutative operations, and COLLC_VERIFY=1 must refuse it.
 set -eu
 collc=$1 out=$2
 rm -rf "$out"
-mkdir -p "$out/good" "$out/lying" "$out/tmp"
+mkdir -p "$out/good" "$out/lying" "$out/odd/x.cplan" "$out/tmp"
 t=$out/tmp
 gen() { "$collc" gen "$@"; }
 gen recursive_doubling --ranks 4 | "$collc" compile - -o "$t/rd4.cplan"
@@ -31,4 +34,8 @@ cp "$out/good/allreduce-4.cbundle" "$out/good/corrupt.cbundle"
 printf '\x55' | dd of="$out/good/corrupt.cbundle" bs=1 seek=60 conv=notrunc status=none
 gen ring --ranks 4 | sed 's/^commutative: true/commutative: false/' |
   "$collc" compile --no-verify - -o "$out/lying/allreduce-ring-4.cplan"
+mkfifo "$out/odd/y.cbundle"
+: > "$out/odd/empty.cbundle"
+: > "$out/odd/empty.cplan"
+cp "$out/good/allreduce-ring-3.cplan" "$out/odd/"
 rm -rf "$t"

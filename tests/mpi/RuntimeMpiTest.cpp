@@ -19,6 +19,8 @@
 //    with new inputs each time, checked every time; collc_reduce_init too;
 //  - a non-commutative user operation (2×2 matrix product modulo 2^32) exact
 //    with the order-preserving plans, refused by the commutative ones;
+//  - that operation and its datatype freed while non-blocking and persistent
+//    requests use them;
 //  - MPI_Comm_split and MPI_Comm_dup communicators;
 //  - refusals: shape mismatches, non-contiguous datatypes, invalid pairs,
 //    bad arguments and bad plans.
@@ -632,6 +634,57 @@ void freedCommunicator(Suite &s) {
     (void)collc_request_free(&persistent);
 }
 
+/// A user operation that is not the one freed: inout = 0.
+void zeroOp(void *, void *inout, int *len, MPI_Datatype *type) {
+  int size = 0;
+  MPI_Type_size(*type, &size);
+  std::memset(inout, 0, size_t(*len) * size_t(size));
+}
+
+/// MPI_Op_free and MPI_Type_free while requests use them: MPI says pending
+/// operations complete normally. A non-blocking and a persistent request on
+/// a user operation and derived datatype; both handles are freed, new ones
+/// are made (they may get the freed handles' values), then the requests run.
+void freedHandles(Suite &s) {
+  const uint32_t p = uint32_t(s.size());
+  for (const PlanAt &pa : allPlans(p)) {
+    if (pa.alg->needsCommutative)
+      continue;
+    Workload w = bench::newMatrixWorkload();
+    Case a(pa.plan, w, 1000, false, MPI_COMM_WORLD, 31), b(pa.plan, w, 7, false, MPI_COMM_WORLD, 32);
+    collc_request pending = COLLC_REQUEST_NULL, persistent = COLLC_REQUEST_NULL;
+    int rc = a.start(&pending);
+    rc = rc ? rc : b.init(&persistent);
+    MPI_Op_free(&w.op);
+    MPI_Type_free(&w.type);
+    s.expect(w.op == MPI_OP_NULL && w.type == MPI_DATATYPE_NULL,
+             a.describe() + ": MPI_Op_free / MPI_Type_free did not null the handles");
+    // New handles, first in line for the freed ones' memory: a type of the
+    // same size in another layout, an operation that computes something else.
+    MPI_Datatype swapped;
+    const int lens[4] = {1, 1, 1, 1}, displs[4] = {3, 2, 1, 0};
+    MPI_Type_indexed(4, lens, displs, MPI_UINT32_T, &swapped);
+    MPI_Type_commit(&swapped);
+    MPI_Op zero;
+    MPI_Op_create(&zeroOp, 0, &zero);
+    rc = rc ? rc : collc_wait(&pending);
+    s.expect(rc == COLLC_SUCCESS, collcFailure("a request whose op and type were freed", rc));
+    s.expect(a.verify().empty(), a.describe() + " with op and type freed: " + a.verify());
+    for (int k = 0; k < 3 && rc == COLLC_SUCCESS; ++k) {
+      b.salt = 32 + uint64_t(k);
+      b.prepare();
+      rc = collc_start(persistent);
+      rc = rc ? rc : collc_wait(&persistent);
+      s.expect(rc == COLLC_SUCCESS, collcFailure("a persistent request, op and type freed", rc));
+      s.expect(b.verify().empty(), b.describe() + " with op and type freed: " + b.verify());
+    }
+    if (persistent)
+      (void)collc_request_free(&persistent);
+    MPI_Type_free(&swapped);
+    MPI_Op_free(&zero);
+  }
+}
+
 void nonCommutative(Suite &s) {
   const uint32_t p = uint32_t(s.size());
   const Workload &mat = bench::matrixWorkload();
@@ -864,6 +917,7 @@ int main(int argc, char **argv) {
       s.test("mixed_plans_in_flight", [&] { mixedPlansInFlight(s); });
       s.test("freed_communicator", [&] { freedCommunicator(s); });
       s.test("noncommutative", [&] { nonCommutative(s); });
+      s.test("freed_handles", [&] { freedHandles(s); });
       s.test("communicators", [&] { communicators(s); });
       s.test("refusals", [&] { refusals(s); });
       status = s.finish();

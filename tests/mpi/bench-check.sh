@@ -17,7 +17,7 @@ for a in binomial binary_tree rabenseifner; do
     "$bin/collc" compile - -o "$dir/reduce-$a.cplan"
 done
 mpirun -np "$np" --oversubscribe --mca mpi_yield_when_idle 1 "$bin/collc-bench" \
-  --plan-dir "$dir" --all-pairs --check --json --sizes 8,1000 --iters 1 --warmup 0 \
+  --plan-dir "$dir" --all-pairs --check --json --sizes 32,1000 --iters 1 --warmup 0 \
   > "$dir/rows.jsonl" 2> "$dir/stderr" || { cat "$dir/stderr" >&2; grep -v '"ok": true' "$dir/rows.jsonl" | head >&2; exit 1; }
 rows=$(wc -l < "$dir/rows.jsonl")
 ok=$(grep -c '"ok": true' "$dir/rows.jsonl" || true)

@@ -249,9 +249,9 @@ Value Interpreter::combine(const Value &first, const Value &second) {
   Value v;
   v.tokens = first.tokens;
   v.tokens.insert(v.tokens.end(), second.tokens.begin(), second.tokens.end());
-  std::pair<uint64_t, uint64_t> key{first.tree, second.tree};
-  if (opts_.compareAsMultiset && key.first > key.second)
-    std::swap(key.first, key.second); // a commutative op may swap operands
+  // Trees keep operand order even for commutative plans: a user's
+  // "commutative" operation may give other bits for b ∘ a.
+  const std::pair<uint64_t, uint64_t> key{first.tree, second.tree};
   auto [it, inserted] = trees_.try_emplace(key, nextTree_);
   if (inserted)
     ++nextTree_;

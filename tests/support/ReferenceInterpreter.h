@@ -86,8 +86,7 @@ struct RefOptions {
   /// Check for races before running.
   bool checkRaces = true;
   /// Demand that all ranks of an allreduce end with the same reduction tree
-  /// per chunk (operands of a combination may be swapped when
-  /// compareAsMultiset is set).
+  /// per chunk, operand order included.
   bool requireIdenticalTrees = false;
   ReadyOrder readyOrder = ReadyOrder::Fifo;
 };

@@ -35,13 +35,15 @@ namespace {
 
 constexpr const char *kHelp = R"(collc-bench: time compiled collc plans against native MPI in the same run
 
-USAGE: mpirun -np P collc-bench (--plan FILE ... | --plan-dir DIR) [options]
+USAGE: mpirun -np P collc-bench (--plan FILE | --plan-dir DIR)... [options]
 
 Every rank must get the same arguments. Rank 0 prints one row per plan and size.
 
 OPTIONS:
   --plan FILE      a compiled plan (.cplan, from `collc compile`); repeatable
-  --plan-dir DIR   every *.cplan file in DIR, in name order (after the --plan files)
+  --plan-dir DIR   every *.cplan file in DIR, in name order (after the --plan
+                   files); repeatable, the directories in the order given. A plan
+                   that cannot be loaded is an error (exit 2) before any timing
   --dtype T        element type (default double): int8 uint8 int16 uint16 int32
                    uint32 int64 uint64 float double long_double float_complex
                    double_complex long_double_complex bool byte float_int
@@ -55,7 +57,8 @@ OPTIONS:
   --sizes LIST     message sizes in bytes, comma separated, with optional K, M, G
                    suffixes (powers of 1024) (default 8,64K,1M). The element count
                    is floor(size / element size); the bytes column is count times
-                   the element size.
+                   the element size. A size smaller than one element (but not 0)
+                   is an error, or with --all-pairs a refused row for that pair.
   --iters N        timed iterations per plan and size (default 20)
   --warmup N       untimed iterations before them (default 3)
   --in-place       MPI_IN_PLACE (allreduce: every rank; reduce: the root); the
@@ -97,12 +100,13 @@ communicator's) or that refuses the operation (a plan that needs commutativity
 with --op noncommutative) gives a row with collc's message instead of times.
 
 EXIT STATUS: 0 when every checked row is ok, 1 when a checked row is wrong or a
-plan fails with anything but such a refusal, 2 on a usage error.
+plan fails with anything but such a refusal, 2 on a usage error or a plan that
+cannot be loaded.
 )";
 
 struct Options {
   std::vector<std::string> plans;
-  std::string planDir;
+  std::vector<std::string> planDirs;
   std::string dtype, op = "sum";
   std::vector<size_t> sizes = {8, 64 << 10, 1 << 20};
   int iters = 20, warmup = 3;
@@ -159,7 +163,7 @@ std::string parseArgs(int argc, char **argv, Options &o) {
       if (arg == "--plan") {
         o.plans.push_back(value);
       } else if (arg == "--plan-dir") {
-        o.planDir = value;
+        o.planDirs.push_back(value);
       } else if (arg == "--dtype") {
         o.dtype = value;
       } else if (arg == "--op") {
@@ -193,17 +197,18 @@ std::string parseArgs(int argc, char **argv, Options &o) {
   }
   if (o.help)
     return "";
-  if (!o.planDir.empty()) {
+  for (const std::string &dir : o.planDirs) {
     std::error_code ec;
     std::vector<std::string> found;
-    for (const auto &e : std::filesystem::directory_iterator(o.planDir, ec))
-      if (e.path().extension() == ".cplan")
-        found.push_back(e.path().string());
+    std::filesystem::directory_iterator it(dir, ec), end;
+    for (; !ec && it != end; it.increment(ec))
+      if (it->path().extension() == ".cplan")
+        found.push_back(it->path().string());
     if (ec)
-      return "--plan-dir: cannot read '" + o.planDir + "': " + ec.message();
+      return "--plan-dir: cannot read '" + dir + "': " + ec.message();
     std::sort(found.begin(), found.end());
     if (found.empty())
-      return "--plan-dir: no *.cplan files in '" + o.planDir + "'";
+      return "--plan-dir: no *.cplan files in '" + dir + "'";
     o.plans.insert(o.plans.end(), found.begin(), found.end());
   }
   if (o.plans.empty())
@@ -367,6 +372,7 @@ struct Bench {
   int rank = 0, size = 1;
   std::map<size_t, double> memcpyUs; ///< per size, from rank 0
   std::map<size_t, Bytes> references; ///< per count, for --check
+  std::vector<collc_plan> plans;      ///< opt.plans, loaded
 
   const char *referenceFor(size_t count) {
     Bytes &ref = references[count];
@@ -401,6 +407,12 @@ Row Bench::run(collc_plan plan, const collc_plan_info &info, size_t requested,
   const size_t count = requested / w.extent;
   row.bytes = count * w.extent;
   row.boundUs = memcpyUs[requested] * (size == 1 ? (opt.inPlace ? 0.0 : 1.0) : 1.5);
+  if (count == 0 && requested > 0) {
+    row.error = std::to_string(requested) + " bytes is less than one " + w.typeName +
+                " element (" + std::to_string(w.extent) + " bytes)";
+    row.refused = true;
+    return row;
+  }
   if (info.collective != COLLC_ALLREDUCE && info.collective != COLLC_REDUCE) {
     row.error = "collc-bench times allreduce and reduce plans";
     row.refused = true;
@@ -557,24 +569,12 @@ bool runWorkload(Bench &b) {
     printTableHeader();
   }
   bool allOk = true;
-  for (const std::string &file : b.opt.plans) {
-    collc_plan plan = COLLC_PLAN_NULL;
-    int rc = collc_plan_load_file(file.c_str(), &plan);
-    std::string message = rc ? std::string(collc_strerror(rc)) + ": " + collc_error_message() : "";
-    rc = agree(rc, message, b.comm);
+  for (size_t k = 0; k < b.plans.size(); ++k) {
+    collc_plan plan = b.plans[k];
     collc_plan_info info{};
-    if (rc == 0)
-      (void)collc_plan_get_info(plan, &info);
+    (void)collc_plan_get_info(plan, &info);
     for (size_t size : b.opt.sizes) {
-      Row row;
-      if (rc == 0) {
-        row = b.run(plan, info, size, baseName(file));
-      } else {
-        row.bytes = size / b.w.extent * b.w.extent;
-        row.error = message;
-        row.ok = false;
-        row.plan = baseName(file);
-      }
+      Row row = b.run(plan, info, size, baseName(b.opt.plans[k]));
       if ((row.ok && !*row.ok) || (!row.error.empty() && !row.refused))
         allOk = false;
       if (b.rank == 0) {
@@ -585,10 +585,25 @@ bool runWorkload(Bench &b) {
         std::fflush(stdout);
       }
     }
-    if (plan != COLLC_PLAN_NULL)
-      collc_plan_free(&plan);
   }
   return allOk;
+}
+
+/// Loads every plan on every rank; "" or the first failure (the same on all
+/// ranks).
+std::string loadPlans(Bench &b) {
+  for (const std::string &file : b.opt.plans) {
+    collc_plan plan = COLLC_PLAN_NULL;
+    int rc = collc_plan_load_file(file.c_str(), &plan);
+    std::string message = rc ? std::string(collc_error_message()) : "";
+    if (agree(rc, message, b.comm) != 0) {
+      if (plan != COLLC_PLAN_NULL)
+        collc_plan_free(&plan);
+      return "cannot load a plan: " + message;
+    }
+    b.plans.push_back(plan);
+  }
+  return "";
 }
 
 int benchMain(int argc, char **argv) {
@@ -620,12 +635,31 @@ int benchMain(int argc, char **argv) {
     }
     workloads.push_back(*w);
   }
+  if (!b.opt.allPairs)
+    for (size_t size : b.opt.sizes)
+      if (size > 0 && size < workloads[0].extent) {
+        if (b.rank == 0)
+          std::fprintf(stderr,
+                       "collc-bench: error: --sizes: %zu bytes is less than one %s element "
+                       "(%zu bytes)\n",
+                       size, workloads[0].typeName.c_str(), workloads[0].extent);
+        return 2;
+      }
+  if (std::string err = loadPlans(b); !err.empty()) {
+    if (b.rank == 0)
+      std::fprintf(stderr, "collc-bench: error: %s\n", err.c_str());
+    for (collc_plan &p : b.plans)
+      collc_plan_free(&p);
+    return 2;
+  }
   bool allOk = true;
   for (const Workload &w : workloads) {
     b.w = w;
     b.references.clear(); // the reference folds are per workload
     allOk = runWorkload(b) && allOk;
   }
+  for (collc_plan &p : b.plans)
+    collc_plan_free(&p);
   return allOk ? 0 : 1;
 }
 

@@ -239,20 +239,23 @@ Workload builtinWorkload(ReduceOp op, ElemType t) {
   return w;
 }
 
+Workload newMatrixWorkload() {
+  Workload w;
+  w.opName = kMatrixOpName;
+  w.typeName = kMatrixTypeName;
+  MPI_Type_contiguous(4, MPI_UINT32_T, &w.type);
+  MPI_Type_commit(&w.type);
+  MPI_Op_create(&matrixOp, /*commute=*/0, &w.op);
+  w.extent = sizeof(Mat);
+  w.commutative = false;
+  w.matrix = true;
+  return w;
+}
+
 const Workload &matrixWorkload() {
   std::unique_ptr<Workload> &slot = matrixSlot();
-  if (!slot) {
-    auto w = std::make_unique<Workload>();
-    w->opName = kMatrixOpName;
-    w->typeName = kMatrixTypeName;
-    MPI_Type_contiguous(4, MPI_UINT32_T, &w->type);
-    MPI_Type_commit(&w->type);
-    MPI_Op_create(&matrixOp, /*commute=*/0, &w->op);
-    w->extent = sizeof(Mat);
-    w->commutative = false;
-    w->matrix = true;
-    slot = std::move(w);
-  }
+  if (!slot)
+    slot = std::make_unique<Workload>(newMatrixWorkload());
   return *slot;
 }
 

@@ -66,6 +66,9 @@ Workload builtinWorkload(rt::ReduceOp op, rt::ElemType t);
 /// MPI_UINT32_T and a user op created with commute = 0, both made on first
 /// use (MPI must be initialized) and freed by freeMatrixWorkload().
 const Workload &matrixWorkload();
+/// A new matrix workload with its own datatype and op, which the caller frees
+/// (MPI_Type_free, MPI_Op_free).
+Workload newMatrixWorkload();
 /// Frees the matrix datatype and op, if made. Call before MPI_Finalize.
 void freeMatrixWorkload();
 
