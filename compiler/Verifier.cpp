@@ -1,6 +1,6 @@
 // compiler/Verifier.cpp: proves that a plan computes its collective.
 //
-// The verifier executes all ranks symbolically (DESIGN.md "Verification") and
+// The verifier executes all ranks symbolically (docs/plan-format.md, "Verification") and
 // reports every independent problem as a structured diagnostic. It proves:
 //  1. structure (`invalid`): the shape is valid and every op names buffers its
 //     rank has, slot ranges inside them and backward dependencies;
@@ -184,7 +184,7 @@ void Verifier::matchMessages() {
     Diagnostic d = opDiag(DiagClass::Mismatch, g);
     d.slots = op.slots();
     if (op.peer >= p)
-      d.message = llvm::formatv("peer {0} out of range (ranks = {1})", op.peer, p);
+      d.message = llvm::formatv("peer {0} out of range (ranks = {1})", ir::peerValue(op.peer), p);
     else
       d.message = llvm::formatv("rank {0} {1} itself", r,
                                 op.kind == ir::OpKind::Send ? "sends a message to"

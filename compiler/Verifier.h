@@ -1,7 +1,7 @@
 // compiler/Verifier.h: proves that a plan computes its collective.
 //
 // The verifier executes the plan symbolically for all ranks at once
-// (DESIGN.md "Verification") and returns structured diagnostics. See
+// (docs/plan-format.md, "Verification") and returns structured diagnostics. See
 // Verifier.cpp for the full list of invariants it checks.
 #ifndef COLLC_COMPILER_VERIFIER_H
 #define COLLC_COMPILER_VERIFIER_H

@@ -296,11 +296,11 @@ std::string describe(const Op &op) {
   std::string text = (name(op.kind) + " " + describe(op.slots())).str();
   switch (op.kind) {
   case OpKind::Send:
-    text += llvm::formatv(" to {0}", op.peer).str();
+    text += llvm::formatv(" to {0}", peerValue(op.peer)).str();
     break;
   case OpKind::Recv:
   case OpKind::RecvReduce:
-    text += llvm::formatv(" from {0}", op.peer).str();
+    text += llvm::formatv(" from {0}", peerValue(op.peer)).str();
     break;
   case OpKind::Reduce:
   case OpKind::Copy:

@@ -1,4 +1,4 @@
-// ir/Plan.h: the plan IR — a shape and one op DAG per rank (DESIGN.md "Plans").
+// ir/Plan.h: the plan IR — a shape and one op DAG per rank (docs/plan-format.md, "Shape").
 //
 // Invariants of a well-formed plan (checked by ir::checkPlan, by the reader
 // and by the verifier; everything past them may assert):
@@ -44,7 +44,7 @@ enum class Buffer : uint8_t { In, Out, Tmp };
 /// `BufFirst` is buf = buf ∘ other.
 enum class Order : uint8_t { OtherFirst, BufFirst };
 
-/// How an op's dependencies are written (DESIGN.md "Plan text format v1").
+/// How an op's dependencies are written (docs/plan-format.md, "Dependencies").
 enum class DepKind : uint8_t {
   None,  ///< no dependencies
   Step,  ///< depends on every op of the nearest lower step of this rank
@@ -89,7 +89,10 @@ struct Op {
   Buffer src = Buffer::In;          ///< reduce, copy
   Order order = Order::OtherFirst;  ///< recv_reduce, reduce
   DepKind deps = DepKind::None;
-  uint32_t peer = 0;                ///< `to` of send, `from` of recv / recv_reduce
+  /// `to` of send, `from` of recv / recv_reduce. A negative peer of the text
+  /// (out of range, a `mismatch`) is kept as its 32-bit two's complement:
+  /// ranks are below 2^20, so values from 2^31 up mean negative (peerValue).
+  uint32_t peer = 0;
   uint32_t chunk = 0;
   uint32_t count = 1;
   uint32_t srcChunk = 0;            ///< reduce, copy
@@ -125,6 +128,11 @@ struct Plan {
   bool operator==(const Plan &) const = default;
 };
 
+/// The peer as written: negative for the values a negative `to`/`from` gives.
+inline int64_t peerValue(uint32_t peer) {
+  return peer > uint32_t(INT32_MAX) ? int64_t(int32_t(peer)) : int64_t(peer);
+}
+
 // --- properties from the tables ---------------------------------------------
 
 llvm::StringRef name(Collective c);
@@ -151,7 +159,7 @@ inline bool allowsDst(OpKind k) { return hasOrder(k); }
 // --- buffers and well-formedness ----------------------------------------------
 
 /// Number of slots of `buf` on `rank`, or nullopt when the rank has no such
-/// buffer (DESIGN.md "Buffers"). Precondition: rank < shape.ranks.
+/// buffer (docs/plan-format.md, "Buffers"). Precondition: rank < shape.ranks.
 std::optional<uint32_t> bufferSlots(const Shape &shape, uint32_t rank, Buffer buf);
 
 /// The vector chunk held by slot `slot` of `rank`'s `in` buffer.

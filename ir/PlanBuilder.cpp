@@ -6,7 +6,8 @@
 
 namespace collc::ir {
 
-PlanBuilder::PlanBuilder(const Shape &shape, llvm::StringRef algorithm) {
+PlanBuilder::PlanBuilder(const Shape &shape, llvm::StringRef algorithm, uint64_t maxOps)
+    : maxOps_(maxOps) {
   assert(!checkShape(shape) && "generator built an invalid shape");
   plan_.shape = shape;
   plan_.algorithm = algorithm.str();
@@ -15,6 +16,8 @@ PlanBuilder::PlanBuilder(const Shape &shape, llvm::StringRef algorithm) {
 
 uint32_t PlanBuilder::add(uint32_t rank, Op op) {
   assert(rank < ranks() && "rank out of range");
+  if (++ops_ > maxOps_)
+    throw PlanTooLarge{maxOps_};
   op.deps = DepKind::Step;
   op.step = step_;
   if (op.buf == Buffer::Tmp)

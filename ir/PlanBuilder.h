@@ -6,14 +6,22 @@
 
 namespace collc::ir {
 
+/// Thrown by PlanBuilder when a plan would grow past its op limit; whoever
+/// runs a generator turns it into an error (sched::generate does).
+struct PlanTooLarge {
+  uint64_t limit; ///< the limit the plan exceeded
+};
+
 /// Builds a plan op by op. By default ops are barrier-style: each op gets the
 /// builder's current step (`step()`), so it depends on every op of its rank's
 /// nearest lower step. `setAfter` replaces an op's dependencies by an exact list.
 /// `take()` raises the shape's `scratch` to the highest tmp slot used.
 class PlanBuilder {
 public:
-  /// Precondition: checkShape(shape) holds.
-  PlanBuilder(const Shape &shape, llvm::StringRef algorithm);
+  /// Precondition: checkShape(shape) holds. Adding op number maxOps + 1 (over
+  /// all ranks) throws PlanTooLarge, so a plan too large to hold is refused
+  /// early instead of exhausting memory.
+  PlanBuilder(const Shape &shape, llvm::StringRef algorithm, uint64_t maxOps = UINT64_MAX);
 
   const Shape &shape() const { return plan_.shape; }
   uint32_t ranks() const { return plan_.shape.ranks; }
@@ -51,6 +59,7 @@ private:
   uint32_t add(uint32_t rank, Op op);
 
   Plan plan_;
+  uint64_t ops_ = 0, maxOps_;
   uint32_t step_ = 0;
   uint32_t scratchUsed_ = 0;
 };

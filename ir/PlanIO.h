@@ -16,6 +16,30 @@
 
 namespace collc::ir {
 
+/// What kind of input problem a reader error is (tools pick exit codes by it:
+/// docs/plan-format.md, "Exit codes").
+enum class ReadErrorKind : uint8_t {
+  Io,      ///< the file cannot be read
+  Syntax,  ///< not a plan: malformed YAML, unknown/duplicate/missing keys, wrong types
+  Invalid, ///< a plan, but a value breaks the format's rules (ranges, counts, ranks)
+};
+
+/// An error of the plan reader. Its message is the full diagnostic:
+/// `file:line:column: syntax|invalid: message`, or `cannot read 'file': why`.
+class PlanReadError : public llvm::ErrorInfo<PlanReadError> {
+public:
+  static char ID;
+  PlanReadError(ReadErrorKind kind, std::string message)
+      : kind_(kind), message_(std::move(message)) {}
+  ReadErrorKind kind() const { return kind_; }
+  void log(llvm::raw_ostream &os) const override { os << message_; }
+  std::error_code convertToErrorCode() const override { return llvm::inconvertibleErrorCode(); }
+
+private:
+  ReadErrorKind kind_;
+  std::string message_;
+};
+
 /// The format tag this build reads and writes.
 inline constexpr llvm::StringLiteral formatTag = "collc-plan/1";
 

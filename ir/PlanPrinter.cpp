@@ -60,9 +60,9 @@ void printOp(const Op &op, llvm::raw_ostream &os) {
   }
   os << "op: " << name(op.kind);
   if (op.kind == OpKind::Send)
-    os << ", to: " << op.peer;
+    os << ", to: " << peerValue(op.peer);
   else if (isMessage(op.kind))
-    os << ", from: " << op.peer;
+    os << ", from: " << peerValue(op.peer);
   os << ", buf: " << name(op.buf) << ", chunk: " << op.chunk;
   if (op.count != 1)
     os << ", count: " << op.count;

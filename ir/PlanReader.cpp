@@ -20,6 +20,7 @@ namespace collc::ir {
 namespace {
 
 struct ReadFailure {
+  ReadErrorKind kind;
   std::string message;
 };
 
@@ -31,17 +32,22 @@ public:
 
 private:
   using Node = yaml::Node;
-  [[noreturn]] void fail(Node at, llvm::StringRef cls, const llvm::Twine &msg) const {
+  [[noreturn]] void fail(Node at, ReadErrorKind kind, const llvm::Twine &msg) const {
+    const llvm::StringRef cls = kind == ReadErrorKind::Invalid ? "invalid" : "syntax";
     std::string text;
     if (!at.hasMark())
       text = llvm::formatv("{0}:1:1: {1}: ", file_, cls).str();
     else
       text = llvm::formatv("{0}:{1}:{2}: {3}: ", file_, at.line() + 1, at.column() + 1, cls)
                  .str();
-    throw ReadFailure{text + msg.str()};
+    throw ReadFailure{kind, text + msg.str()};
   }
-  [[noreturn]] void syntax(Node n, const llvm::Twine &msg) const { fail(n, "syntax", msg); }
-  [[noreturn]] void invalid(Node n, const llvm::Twine &msg) const { fail(n, "invalid", msg); }
+  [[noreturn]] void syntax(Node n, const llvm::Twine &msg) const {
+    fail(n, ReadErrorKind::Syntax, msg);
+  }
+  [[noreturn]] void invalid(Node n, const llvm::Twine &msg) const {
+    fail(n, ReadErrorKind::Invalid, msg);
+  }
 
   /// A mapping's pairs by key name (at most a dozen: a linear search).
   struct Fields {
@@ -66,6 +72,7 @@ private:
 
   llvm::StringRef scalar(Node n, llvm::StringRef what) const;
   uint32_t integer(Node n, llvm::StringRef what) const;
+  uint32_t peer(Node n, llvm::StringRef what) const;
   bool boolean(Node n, llvm::StringRef what) const;
   void readOp(Node n, const Shape &shape, uint32_t rank, llvm::SmallVectorImpl<Op> &ops) const;
 
@@ -115,6 +122,21 @@ uint32_t Reader::integer(Node n, llvm::StringRef what) const {
   if (!ok)
     syntax(n, llvm::formatv("expected a non-negative integer for '{0}', got '{1}'", what, s));
   return static_cast<uint32_t>(v);
+}
+
+// A rank number that may be out of range, negative included: the verifier
+// reports it as `mismatch` (docs/plan-format.md). Kept as int32 bits.
+uint32_t Reader::peer(Node n, llvm::StringRef what) const {
+  llvm::StringRef s = n.isScalar() ? n.scalar() : llvm::StringRef();
+  llvm::StringRef digits = s;
+  digits.consume_front("-");
+  int64_t v = 0;
+  bool ok = n.isScalar() && n.plain() && !digits.empty() && digits.size() <= 10 &&
+            llvm::all_of(digits, [](char c) { return c >= '0' && c <= '9'; }) &&
+            !s.getAsInteger(10, v) && v >= INT32_MIN && v <= INT32_MAX;
+  if (!ok)
+    syntax(n, llvm::formatv("expected an integer rank for '{0}', got '{1}'", what, s));
+  return static_cast<uint32_t>(static_cast<int32_t>(v));
 }
 
 bool Reader::boolean(Node n, llvm::StringRef what) const {
@@ -195,9 +217,9 @@ void Reader::readOp(Node n, const Shape &shape, uint32_t rank,
       op.deps = DepKind::None;
   }
   if (op.kind == OpKind::Send)
-    op.peer = integer(need("to"), "to");
+    op.peer = peer(need("to"), "to");
   else if (isMessage(op.kind))
-    op.peer = integer(need("from"), "from");
+    op.peer = peer(need("from"), "from");
   op.buf = buffer(need("buf"), "buf");
   op.chunk = integer(need("chunk"), "chunk");
   if (has("count"))
@@ -309,38 +331,74 @@ Plan Reader::read(Node root) {
     for (uint32_t i = 0, n = list.size(); i < n; ++i)
       readOp(list.element(i), shape, rank, ops);
   }
+  // Every rank has a program, even an empty one: a rank left out is far more
+  // often a mistake (ranks: 5 with four programs) than a rank without ops.
+  for (uint32_t r = 0; r < shape.ranks; ++r)
+    if (!seen[r])
+      invalid(progs.hasMark() ? progs : root,
+              llvm::formatv("rank {0} has no program (ranks: {1}, and 'programs' lists {2}); "
+                            "write '{0}: []' for a rank without ops",
+                            r, shape.ranks, llvm::count(seen, true)));
   return plan;
 }
 
 } // namespace
+
+namespace {
+
+llvm::Error syntaxError(llvm::StringRef fileName, int line, int column, const llvm::Twine &msg) {
+  return llvm::make_error<PlanReadError>(
+      ReadErrorKind::Syntax,
+      llvm::formatv("{0}:{1}:{2}: syntax: {3}", fileName, line + 1, column + 1, msg.str()).str());
+}
+
+/// The first line up to `lastLine` (0-based) whose indentation holds a tab,
+/// and the tab's column, if any. YAML indents with spaces only; yaml-cpp's
+/// message for a tab ("illegal block entry", "end of map not found") does not
+/// say so.
+std::optional<std::pair<int, int>> tabInIndentation(llvm::StringRef text, int lastLine) {
+  int line = 0;
+  while (line <= lastLine && !text.empty()) {
+    auto [raw, rest] = text.split('\n');
+    for (size_t i = 0; i < raw.size() && (raw[i] == ' ' || raw[i] == '\t'); ++i)
+      if (raw[i] == '\t')
+        return std::make_pair(line, int(i));
+    text = rest;
+    ++line;
+  }
+  return std::nullopt;
+}
+
+} // namespace
+
+char PlanReadError::ID = 0;
 
 llvm::Expected<Plan> parsePlan(llvm::StringRef text, llvm::StringRef fileName) {
   try {
     yaml::Doc doc(text);
     return Reader(fileName).read(doc.root());
   } catch (const ReadFailure &f) {
-    return llvm::createStringError(llvm::inconvertibleErrorCode(), f.message);
+    return llvm::make_error<PlanReadError>(f.kind, f.message);
   } catch (const YAML::DeepRecursion &e) {
-    return llvm::createStringError(
-        llvm::inconvertibleErrorCode(),
-        llvm::formatv("{0}:{1}:{2}: syntax: collections nested too deeply (more than {3} "
-                      "levels)",
-                      fileName, e.mark.line + 1, e.mark.column + 1, e.depth())
-            .str());
+    return syntaxError(fileName, e.mark.line, e.mark.column,
+                       llvm::formatv("collections nested too deeply (more than {0} levels)",
+                                     e.depth()));
   } catch (const YAML::Exception &e) {
-    return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                   llvm::formatv("{0}:{1}:{2}: syntax: {3}", fileName,
-                                                 e.mark.line + 1, e.mark.column + 1, e.msg)
-                                       .str());
+    if (auto tab = tabInIndentation(text, e.mark.line))
+      return syntaxError(fileName, tab->first, tab->second,
+                         "a tab in the indentation (YAML indents with spaces only)");
+    return syntaxError(fileName, e.mark.line, e.mark.column, e.msg);
   }
 }
 
 llvm::Expected<Plan> readPlanFile(llvm::StringRef path) {
   auto buf = llvm::MemoryBuffer::getFileOrSTDIN(path, /*IsText=*/true);
   if (!buf)
-    return llvm::createStringError(buf.getError(), "cannot read '%s': %s",
-                                   path.str().c_str(), buf.getError().message().c_str());
+    return llvm::make_error<PlanReadError>(
+        ReadErrorKind::Io,
+        llvm::formatv("cannot read '{0}': {1}", path, buf.getError().message()).str());
   return parsePlan((*buf)->getBuffer(), path == "-" ? "<stdin>" : path);
 }
+
 
 } // namespace collc::ir

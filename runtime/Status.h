@@ -22,7 +22,7 @@ enum class ErrorCode : uint8_t {
                ///< the plan cannot serve (the call should use native MPI)
   Corrupt,     ///< truncated, trailing bytes or checksum mismatch
   Malformed,   ///< a field is not encoded as docs/bytecode.md says
-  Invalid,     ///< well encoded, but the plan breaks a rule (DESIGN.md "Plans")
+  Invalid,     ///< well encoded, but the plan breaks a rule (docs/plan-format.md, "Shape")
   Mismatch,    ///< the ranks' messages do not pair up
   // Raised when a plan is executed (runtime API).
   Argument, ///< a null pointer, negative count, or handle misuse

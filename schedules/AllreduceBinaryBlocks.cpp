@@ -71,7 +71,7 @@ ir::Plan buildAllreduceBinaryBlocks(const GenOptions &o) {
   shape.chunks = C;
   shape.commutative = true;
   shape.inPlace = true;
-  ir::PlanBuilder b(shape, "binary_blocks");
+  ir::PlanBuilder b(shape, "binary_blocks", o.maxOps);
   auto accInOut = [](uint32_t) { return ir::Buffer::Out; };
 
   // Index arithmetic: rank of index i of block j, and the chunks it owns

@@ -32,7 +32,7 @@ ir::Plan buildAllreduceBinaryTree(const GenOptions &o) {
   shape.chunks = 1;
   shape.commutative = false;
   shape.inPlace = true;
-  ir::PlanBuilder b(shape, "binary_tree");
+  ir::PlanBuilder b(shape, "binary_tree", o.maxOps);
   auto accInOut = [](uint32_t) { return ir::Buffer::Out; };
 
   for (uint32_t r = 0; r < p; ++r)

@@ -40,7 +40,7 @@ ir::Plan buildAllreduceRabenseifner(const GenOptions &o) {
   shape.chunks = C;
   shape.commutative = true;
   shape.inPlace = true;
-  ir::PlanBuilder b(shape, "rabenseifner");
+  ir::PlanBuilder b(shape, "rabenseifner", o.maxOps);
   auto accInOut = [](uint32_t) { return ir::Buffer::Out; };
 
   for (uint32_t r = 0; r < p; ++r)

@@ -35,7 +35,7 @@ ir::Plan buildAllreduceRecursiveDoubling(const GenOptions &o) {
   shape.scratch = 1;
   shape.commutative = false;
   shape.inPlace = true;
-  ir::PlanBuilder b(shape, "recursive_doubling");
+  ir::PlanBuilder b(shape, "recursive_doubling", o.maxOps);
   const PowerOfTwoFold fold(p);
   auto accInOut = [](uint32_t) { return ir::Buffer::Out; };
 

@@ -29,7 +29,7 @@ ir::Plan buildAllreduceRing(const GenOptions &o) {
   shape.chunks = p;
   shape.commutative = true;
   shape.inPlace = true;
-  ir::PlanBuilder b(shape, "ring");
+  ir::PlanBuilder b(shape, "ring", o.maxOps);
   auto mod = [p](int64_t x) { return static_cast<uint32_t>(((x % p) + p) % p); };
 
   for (uint32_t r = 0; r < p; ++r)

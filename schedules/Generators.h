@@ -13,10 +13,17 @@
 
 namespace collc::sched {
 
+/// The default limit on a generated plan's ops (over all ranks): about 1.2 GB
+/// as an ir::Plan. Ring allreduce at p = 2048 (8.4 M ops) fits; p = 4096
+/// (33.5 M) does not.
+inline constexpr uint64_t defaultMaxOps = uint64_t(1) << 24;
+
 /// What a generator is asked for.
 struct GenOptions {
   uint32_t ranks = 1;
   uint32_t root = 0; ///< reduce only
+  /// A plan with more ops is refused (generate returns an error).
+  uint64_t maxOps = defaultMaxOps;
 };
 
 /// Signature of a generator. Preconditions (checked by `generate`):
@@ -42,7 +49,8 @@ llvm::ArrayRef<Algorithm> algorithms();
 /// The algorithm `name` for collective `c`, or nullptr.
 const Algorithm *findAlgorithm(ir::Collective c, llvm::StringRef name);
 
-/// Validates `opts` and runs the generator.
+/// Validates `opts` and runs the generator; a plan of more than opts.maxOps
+/// ops is an error, returned as soon as the generator gets there.
 llvm::Expected<ir::Plan> generate(ir::Collective c, llvm::StringRef name,
                                   const GenOptions &opts);
 

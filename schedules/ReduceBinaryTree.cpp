@@ -35,7 +35,7 @@ ir::Plan buildReduceBinaryTree(const GenOptions &o) {
   shape.chunks = 1;
   shape.commutative = false;
   shape.inPlace = true;
-  ir::PlanBuilder b(shape, "binary_tree");
+  ir::PlanBuilder b(shape, "binary_tree", o.maxOps);
   auto acc = [root](uint32_t rank) { return rank == root ? ir::Buffer::Out : ir::Buffer::Tmp; };
 
   for (uint32_t r = 0; r < p; ++r)

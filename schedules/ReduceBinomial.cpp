@@ -28,7 +28,7 @@ ir::Plan buildReduceBinomial(const GenOptions &o) {
   shape.chunks = 1;
   shape.commutative = false;
   shape.inPlace = true;
-  ir::PlanBuilder b(shape, "binomial");
+  ir::PlanBuilder b(shape, "binomial", o.maxOps);
   auto acc = [root](uint32_t rank) {
     return ir::Slots{rank == root ? ir::Buffer::Out : ir::Buffer::Tmp, 0, 1};
   };

@@ -39,7 +39,7 @@ ir::Plan buildReduceRabenseifner(const GenOptions &o) {
   shape.chunks = C;
   shape.commutative = true;
   shape.inPlace = true;
-  ir::PlanBuilder b(shape, "rabenseifner");
+  ir::PlanBuilder b(shape, "rabenseifner", o.maxOps);
   auto acc = [root](uint32_t rank) { return rank == root ? ir::Buffer::Out : ir::Buffer::Tmp; };
 
   for (uint32_t r = 0; r < p; ++r)

@@ -1,6 +1,9 @@
 // schedules/Registry.cpp: the table of algorithms and option checking.
 #include "schedules/Generators.h"
 
+#include "ir/PlanBuilder.h"
+
+#include "llvm/Support/Format.h"
 #include "llvm/Support/FormatVariadic.h"
 
 namespace collc::sched {
@@ -72,7 +75,17 @@ llvm::Expected<ir::Plan> generate(ir::Collective c, llvm::StringRef name,
                                        opts.ranks)
                              .str()
                        : llvm::formatv("{0} has no root", ir::name(c)).str());
-  return a->build(opts);
+  try {
+    return a->build(opts);
+  } catch (const ir::PlanTooLarge &e) {
+    return llvm::createStringError(
+        llvm::inconvertibleErrorCode(),
+        llvm::formatv("{0} {1} for {2} ranks has more than {3} ops (over {4} GB in memory); "
+                      "refused (the limit is --max-ops)",
+                      ir::name(c), name, opts.ranks, e.limit,
+                      llvm::format("%.1f", double(e.limit) * double(sizeof(ir::Op)) / 1e9))
+            .str());
+  }
 }
 
 } // namespace collc::sched

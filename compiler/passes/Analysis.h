@@ -119,7 +119,7 @@ struct MsgEnd {
 };
 
 /// The pairing of sends and receives: the k-th send a→b with the k-th receive
-/// from a at b (DESIGN.md "Message matching").
+/// from a at b (docs/plan-format.md, "Message matching").
 class Messages {
 public:
   explicit Messages(const ir::Plan &plan);

@@ -1,6 +1,6 @@
 // compiler/passes/DeadOpElimination.cpp: removes work that no required output depends on.
 //
-// Preserves: the final value of every required out slot (DESIGN.md
+// Preserves: the final value of every required out slot (docs/plan-format.md
 // "Verification": all ranks, only the root for reduce, ranks >= 1 for
 // exscan), every value a remaining op reads, and every ordering among the
 // remaining ops (an op that waited for a removed one inherits its waits).

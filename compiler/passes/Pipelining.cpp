@@ -2,7 +2,7 @@
 //
 // Preserves: every value, slot by slot, and the matching of messages. Chunk c
 // of C becomes chunks c·k .. c·k+k-1 of k·C, which together hold exactly the
-// elements of the old chunk (DESIGN.md "Chunks"), so every range scales by k;
+// elements of the old chunk (docs/plan-format.md, "Chunks"), so every range scales by k;
 // `scratch` scales by k as well (a tmp slot holds one chunk). Each op then
 // splits into k ops over consecutive sub-ranges of equal length, listed
 // together in its place: the j-th segment of a send still meets the j-th

@@ -52,7 +52,7 @@ const char *name(Buffer b);
 /// BufFirst: buf = buf ∘ other.
 enum class Order : uint8_t { OtherFirst, BufFirst };
 
-/// How an op's dependencies are given (DESIGN.md "Plan text format v1").
+/// How an op's dependencies are given (docs/plan-format.md, "Dependencies").
 enum class DepKind : uint8_t { None, Step, After };
 
 /// The opcodes (runtime/bytecode/Opcodes.def); the value is the low nibble of
@@ -132,7 +132,7 @@ inline constexpr uint32_t maxRanks = 1u << 20, maxChunks = 1u << 24,
 
 // --- a loaded plan ----------------------------------------------------------------
 
-/// The shape a plan is compiled for (DESIGN.md "Plans").
+/// The shape a plan is compiled for (docs/plan-format.md, "Shape").
 struct Shape {
   Collective collective = Collective::Allreduce;
   uint32_t ranks = 1;
@@ -191,7 +191,7 @@ struct LoadedPlan {
 };
 
 /// Slots of `buf` on `rank`, or -1 when the rank has no such buffer
-/// (DESIGN.md "Buffers"). Precondition: the shape is valid, rank < ranks.
+/// (docs/plan-format.md, "Buffers"). Precondition: the shape is valid, rank < ranks.
 int64_t bufferSlots(const Shape &shape, uint32_t rank, Buffer buf);
 
 // --- primitives shared by the encoder and the loader ------------------------------

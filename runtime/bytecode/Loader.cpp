@@ -577,7 +577,7 @@ private:
       }
     }
     // Group by channel (from, to) with a stable sort, so that within a
-    // channel the ends stay in listing order (DESIGN.md "Message matching").
+    // channel the ends stay in listing order (docs/plan-format.md, "Message matching").
     auto byChannel = [](const MessageEnd &a, const MessageEnd &b) {
       return a.from != b.from ? a.from < b.from : a.to < b.to;
     };

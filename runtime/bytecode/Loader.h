@@ -15,7 +15,7 @@
 //    the offset table, each decoding to exactly its bytes; every LEB128 minimal
 //    and within 32 bits; every opcode known; no reserved bit set;
 //  - every op: peers in 0..ranks-1 and not the rank itself; buffers the rank has
-//    (DESIGN.md "Buffers"); slot ranges inside them; count >= 1; source and
+//    (docs/plan-format.md, "Buffers"); slot ranges inside them; count >= 1; source and
 //    destination of reduce/copy not overlapping; the separate destination of
 //    a three-address recv_reduce/reduce inside its buffer and overlapping
 //    neither operand; combining ops only in

@@ -5,7 +5,7 @@
 // runs the program once more, allocating nothing: every op is posted as soon
 // as its dependencies have completed, local ops run at once, message ends
 // become transport requests, and test()/wait() progress them. Element
-// offsets follow DESIGN.md: chunk c is [floor(c·n/C), floor((c+1)·n/C)); tmp
+// offsets follow docs/plan-format.md: chunk c is [floor(c·n/C), floor((c+1)·n/C)); tmp
 // slot s starts at s·ceil(n/C) and holds the chunk Prepared found for it.
 #ifndef COLLC_RUNTIME_CORE_EXECUTOR_H
 #define COLLC_RUNTIME_CORE_EXECUTOR_H

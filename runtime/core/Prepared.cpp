@@ -72,7 +72,7 @@ Sequences numberMessages(const LoadedPlan &plan) {
   return out;
 }
 
-/// Dependencies of one program (DESIGN.md): a step op waits for every op of
+/// Dependencies of one program (docs/plan-format.md): a step op waits for every op of
 /// the nearest lower step; an `after` op for the ops listed. Compressed rows.
 struct Deps {
   std::vector<uint32_t> predCount, succBegin, succ;

@@ -19,7 +19,7 @@
 namespace collc::rt {
 
 /// Chunk c of a vector of n elements cut into C chunks starts at floor(c·n/C)
-/// (DESIGN.md "Chunks").
+/// (docs/plan-format.md, "Chunks").
 inline uint64_t chunkBegin(uint64_t c, uint64_t n, uint64_t C) {
   __extension__ using Wide = unsigned __int128; // c·n may not fit 64 bits
   return static_cast<uint64_t>((static_cast<Wide>(c) * n) / C);

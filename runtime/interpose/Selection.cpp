@@ -1,7 +1,8 @@
 // runtime/interpose/Selection.cpp: the default decision table and select().
 //
-// The table follows Rabenseifner's adaptive choice (ICCS 2004, summarized in
-// ../shared/reference/) with the generators collc has; α is the latency of a
+// The table follows Rabenseifner's adaptive choice (R. Rabenseifner,
+// "Optimization of Collective Reduction Operations", ICCS 2004) with the
+// generators collc has; α is the latency of a
 // message, β the time per byte moved, γ the time per byte reduced, n the
 // vector's bytes, p the ranks, p' the largest power of two <= p:
 //

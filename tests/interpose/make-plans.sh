@@ -10,13 +10,17 @@
 #   OUT/odd:   files that are not plans at all — a directory named x.cplan,
 #              a FIFO named y.cbundle, an empty .cbundle and an empty .cplan —
 #              one warning each, and a good plan that must still be used.
+#   OUT/swapped: a 2-rank allreduce that is correct for commutative
+#              operations but whose ranks combine the operands in opposite
+#              orders (x1 ∘ x0 and x0 ∘ x1): proven, not identical, so
+#              COLLC_VERIFY=1 must refuse it.
 #   OUT/lying: a ring for 4 ranks compiled with --no-verify from text that
 #              claims `commutative: false` — the plan is wrong for
 #              non-commutative operations, and COLLC_VERIFY=1 must refuse it.
 set -eu
 collc=$1 out=$2
 rm -rf "$out"
-mkdir -p "$out/good" "$out/lying" "$out/odd/x.cplan" "$out/tmp"
+mkdir -p "$out/good" "$out/lying" "$out/swapped" "$out/odd/x.cplan" "$out/tmp"
 t=$out/tmp
 gen() { "$collc" gen "$@"; }
 gen recursive_doubling --ranks 4 | "$collc" compile - -o "$t/rd4.cplan"
@@ -38,4 +42,21 @@ mkfifo "$out/odd/y.cbundle"
 : > "$out/odd/empty.cbundle"
 : > "$out/odd/empty.cplan"
 cp "$out/good/allreduce-ring-3.cplan" "$out/odd/"
+cat <<'EOF' | "$collc" compile -O0 - -o "$out/swapped/allreduce-swapped-2.cplan"
+format: collc-plan/1
+collective: allreduce
+algorithm: swapped_pair
+ranks: 2
+chunks: 1
+commutative: true
+programs:
+  0:
+    - {step: 0, op: copy, buf: out, chunk: 0, src: in}
+    - {step: 1, op: send, to: 1, buf: in, chunk: 0}
+    - {step: 1, op: recv_reduce, from: 1, buf: out, chunk: 0, order: recv_first}
+  1:
+    - {step: 0, op: copy, buf: out, chunk: 0, src: in}
+    - {step: 1, op: send, to: 0, buf: in, chunk: 0}
+    - {step: 1, op: recv_reduce, from: 0, buf: out, chunk: 0, order: recv_first}
+EOF
 rm -rf "$t"

@@ -1,4 +1,4 @@
-// tests/ir/DepGraphTest.cpp: the dependency rules of DESIGN.md, made explicit.
+// tests/ir/DepGraphTest.cpp: the dependency rules of docs/plan-format.md, made explicit.
 #include "ir/Plan.h"
 
 #include <gtest/gtest.h>

@@ -75,10 +75,12 @@ TEST(PlanReader, RejectsWrongTypes) {
             "t.yaml:3:8: syntax: expected a non-negative integer for 'ranks', got 'two'");
   EXPECT_EQ(errorOf(withOps("", "commutative: maybe\n")),
             "t.yaml:7:14: syntax: expected true or false for 'commutative', got 'maybe'");
-  EXPECT_EQ(errorOf(withOps("    - {op: send, to: -1, buf: out, chunk: 0}\n")),
-            "t.yaml:9:22: syntax: expected a non-negative integer for 'to', got '-1'");
+  EXPECT_EQ(errorOf(withOps("    - {op: send, to: 1.5, buf: out, chunk: 0}\n")),
+            "t.yaml:9:22: syntax: expected an integer rank for 'to', got '1.5'");
   EXPECT_EQ(errorOf(withOps("    - {op: send, to: \"1\", buf: out, chunk: 0}\n")),
-            "t.yaml:9:22: syntax: expected a non-negative integer for 'to', got '1'");
+            "t.yaml:9:22: syntax: expected an integer rank for 'to', got '1'");
+  EXPECT_EQ(errorOf(withOps("    - {op: send, to: -2147483649, buf: out, chunk: 0}\n")),
+            "t.yaml:9:22: syntax: expected an integer rank for 'to', got '-2147483649'");
   EXPECT_EQ(errorOf(withOps("    - {after: 0, op: send, to: 1, buf: out, chunk: 0}\n")),
             "t.yaml:9:15: syntax: expected a list of op indices for 'after', like [0, 2]");
   EXPECT_EQ(errorOf(withOps("    - {op: send, to: 1, buf: out, chunk: 99999999999}\n")),
@@ -91,6 +93,18 @@ TEST(PlanReader, RejectsWrongTypes) {
   EXPECT_EQ(errorOf(std::string(header) + "programs:\n  0: [5]\n"),
             "t.yaml:8:7: syntax: expected an op mapping like {op: send, to: 1, buf: out, "
             "chunk: 0}");
+}
+
+// Out-of-range peers, negative ones included, are the verifier's `mismatch`,
+// not reader errors; they print back as written.
+TEST(PlanReader, KeepsNegativePeersForTheVerifier) {
+  using namespace collc::ir;
+  llvm::Expected<Plan> p = parsePlan(withOps("    - {op: send, to: -1, buf: out, chunk: 0}\n"),
+                                     "t.yaml");
+  ASSERT_TRUE(bool(p)) << llvm::toString(p.takeError());
+  EXPECT_EQ(peerValue(p->programs[0].ops[0].peer), -1);
+  EXPECT_NE(printPlan(*p).find("{op: send, to: -1, buf: out, chunk: 0}"), std::string::npos);
+  EXPECT_EQ(describe(p->programs[0].ops[0]), "send out[0] to -1");
 }
 
 TEST(PlanReader, RejectsMissingKeys) {

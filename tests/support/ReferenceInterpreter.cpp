@@ -51,7 +51,7 @@ const char *name(RefErrorKind k) {
 
 namespace {
 
-// --- what the ops do (DESIGN.md "Ops"), kept independent of ir/Ops.def ------------
+// --- what the ops do (docs/plan-format.md, "Ops"), kept independent of ir/Ops.def ------------
 
 bool isSendOp(OpKind k) { return k == OpKind::Send; }
 bool isRecvOp(OpKind k) { return k == OpKind::Recv || k == OpKind::RecvReduce; }
@@ -142,7 +142,7 @@ public:
   RefOutcome run();
 
 private:
-  // Layout (DESIGN.md "Buffers").
+  // Layout (docs/plan-format.md, "Buffers").
   std::optional<uint32_t> slotCount(uint32_t rank, Buffer buf) const;
   uint32_t inputChunk(uint32_t rank, uint32_t slot) const;
   Loc locate(uint32_t rank, Buffer buf, uint32_t slot) const;

@@ -1,7 +1,7 @@
 // tests/support/ReferenceInterpreter.h: an independent concrete executor of plans, for tests.
 //
 // The reference interpreter runs a plan on concrete values and checks the
-// collective's result. It is written from DESIGN.md alone and shares no code
+// collective's result. It is written from docs/plan-format.md alone and shares no code
 // with the verifier (compiler/), so the two can check each other. From ir/
 // it uses only the data structures, names and describe(); buffer layout and
 // dependencies are derived here again.
@@ -14,7 +14,7 @@
 // commutative ones. Alongside, each value carries its reduction *tree*
 // (hash-consed), so identical results on all ranks can be demanded too.
 //
-// Execution. Each rank's ops form a DAG (DESIGN.md "Dependencies": `step`
+// Execution. Each rank's ops form a DAG (docs/plan-format.md, "Dependencies": `step`
 // waits for every op of the nearest lower step that has ops, `after` for the
 // listed ops). An op is posted when all its dependencies have completed;
 // ready ops are posted in FIFO (default) or LIFO order, so runs are
@@ -37,7 +37,7 @@
 //                reads its slots until it completes (checkRaces);
 //  5. uninitialized — an op reads an undefined slot; deadlock — ops remain
 //                but none can progress;
-//  6. the result condition per collective (DESIGN.md "Verification"):
+//  6. the result condition per collective (docs/plan-format.md, "Verification"):
 //     missing-contribution (undefined or lacking a token), duplicate-
 //     contribution, misplaced (a token of another chunk, or of a rank that
 //     does not belong, e.g. in scan), order (right tokens, wrong order; not
@@ -52,7 +52,7 @@
 
 namespace collc::test {
 
-/// What went wrong, by DESIGN.md diagnostic class.
+/// What went wrong, by docs/plan-format.md diagnostic class.
 enum class RefErrorKind : uint8_t {
   None,
   Invalid,
@@ -68,7 +68,7 @@ enum class RefErrorKind : uint8_t {
   Nondeterministic,
 };
 
-/// The class name as in DESIGN.md ("missing-contribution"), "ok" for None.
+/// The class name as in docs/plan-format.md ("missing-contribution"), "ok" for None.
 const char *name(RefErrorKind k);
 
 /// The order in which ops that became ready are posted.

@@ -14,6 +14,7 @@
 #include "compiler/Verifier.h"
 #include "runtime/interpose/Bundle.h"
 
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/raw_ostream.h"
@@ -85,6 +86,38 @@ int listBundle() {
   }
   return Success;
 }
+/// Warns about the message sizes no entry serves (per root, for reduce): a
+/// gap is allowed (those calls fall to the drop-in's other choices) but is
+/// more often a typo in a range.
+void warnAboutGaps(const rt::Bundle &b) {
+  std::vector<uint32_t> roots;
+  for (const rt::LoadedPlan &p : b.plans)
+    if (!llvm::is_contained(roots, p.shape.root))
+      roots.push_back(p.shape.root);
+  for (uint32_t root : roots) {
+    std::vector<std::pair<uint64_t, uint64_t>> ranges;
+    for (size_t i = 0; i < b.entries.size(); ++i)
+      if (b.plans[i].shape.root == root)
+        ranges.emplace_back(b.entries[i].minBytes, b.entries[i].maxBytes);
+    llvm::sort(ranges);
+    std::vector<std::pair<uint64_t, uint64_t>> gaps;
+    uint64_t covered = 0; // [0, covered) is served
+    for (auto [lo, hi] : ranges) {
+      if (lo > covered)
+        gaps.emplace_back(covered, lo);
+      covered = std::max(covered, hi);
+    }
+    if (covered != rt::bundle::unbounded)
+      gaps.emplace_back(covered, rt::bundle::unbounded);
+    for (auto [lo, hi] : gaps)
+      llvm::errs() << "collc: warning: no plan in the bundle serves "
+                   << rt::formatByteRange(lo, hi) << " bytes"
+                   << (rt::hasRoot(b.collective) ? " at root " + std::to_string(root) : "")
+                   << "; such calls use the drop-in's other choices (rules, other files, the "
+                      "default table)\n";
+  }
+}
+
 } // namespace
 
 int runBundle() {
@@ -135,10 +168,11 @@ int runBundle() {
     llvm::errs() << "collc: cannot bundle: " << s.message() << '\n';
     return Refused;
   }
-  return writeOutput(output, llvm::StringRef(reinterpret_cast<const char *>(bytes.data()),
-                                             bytes.size()))
-             ? Success
-             : Misuse;
+  if (!writeOutput(output, llvm::StringRef(reinterpret_cast<const char *>(bytes.data()),
+                                           bytes.size())))
+    return Misuse;
+  warnAboutGaps(check);
+  return Success;
 }
 
 } // namespace collc::tool

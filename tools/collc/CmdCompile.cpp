@@ -16,7 +16,7 @@ namespace collc::tool {
 llvm::cl::SubCommand &CompileCommand() {
   static llvm::cl::SubCommand sub(
       "compile", "Verify a plan and compile it to .cplan bytecode (exit 0 compiled, 1 "
-                 "refused, 2 unreadable input)");
+                 "refused: disproved or invalid, 2 unreadable input, not a plan or misuse)");
   return sub;
 }
 
@@ -41,7 +41,7 @@ int runCompile() {
     return reportMisuse(opts.takeError());
   llvm::Expected<ir::Plan> plan = ir::readPlanFile(input);
   if (!plan)
-    return reportMisuse(plan.takeError());
+    return reportReadError(plan.takeError());
   const llvm::StringRef inName = input == "-" ? llvm::StringRef("<stdin>") : input;
 
   if (!noVerify) {
@@ -81,6 +81,11 @@ int runCompile() {
   if (!writeOutput(output, llvm::StringRef(reinterpret_cast<const char *>(bytes.data()),
                                            bytes.size())))
     return Misuse;
+  if (noVerify)
+    llvm::errs() << "collc: warning: '" << (output == "-" ? llvm::StringRef("<stdout>") : output)
+                 << "' is unproven: compiled with --no-verify, nothing about it was checked "
+                    "but what the loader checks (prove it with 'collc disasm FILE | collc "
+                    "verify -')\n";
   if (stats) {
     // Statistics of the plan written (the verifier computes them).
     llvm::raw_ostream &os = llvm::outs();

@@ -5,6 +5,7 @@
 #include "ir/PlanIO.h"
 #include "runtime/bytecode/Listing.h"
 #include "runtime/bytecode/Loader.h"
+#include "runtime/interpose/Bundle.h"
 
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/raw_ostream.h"
@@ -38,11 +39,18 @@ int runDisasm() {
     return Misuse;
   }
   llvm::StringRef data = (*buf)->getBuffer();
+  const llvm::StringRef name = input == "-" ? llvm::StringRef("<stdin>") : input;
+  if (rt::looksLikeBundle(std::span<const uint8_t>(
+          reinterpret_cast<const uint8_t *>(data.data()), data.size()))) {
+    llvm::errs() << "collc: " << name
+                 << " is a bundle (.cbundle), not a compiled plan: 'collc bundle --list "
+                 << name << "' lists its plans\n";
+    return Misuse;
+  }
   llvm::Expected<ir::Plan> plan = compiler::disassemble(
       llvm::ArrayRef<uint8_t>(reinterpret_cast<const uint8_t *>(data.data()), data.size()));
   if (!plan) {
-    llvm::errs() << "collc: " << (input == "-" ? llvm::StringRef("<stdin>") : input) << ": "
-                 << llvm::toString(plan.takeError()) << '\n';
+    llvm::errs() << "collc: " << name << ": " << llvm::toString(plan.takeError()) << '\n';
     return Refused;
   }
   if (listing) {

@@ -35,7 +35,7 @@ int runOpt() {
     return reportMisuse(opts.takeError());
   llvm::Expected<ir::Plan> plan = ir::readPlanFile(input);
   if (!plan)
-    return reportMisuse(plan.takeError());
+    return reportReadError(plan.takeError());
   llvm::Expected<ir::Plan> result = compiler::optimize(std::move(*plan), *opts);
   if (!result) {
     llvm::errs() << "collc: " << llvm::toString(result.takeError()) << '\n';

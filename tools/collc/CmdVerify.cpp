@@ -10,8 +10,8 @@ namespace collc::tool {
 
 llvm::cl::SubCommand &VerifyCommand() {
   static llvm::cl::SubCommand sub(
-      "verify", "Prove that a plan computes its collective (exit 0 proven, 1 disproved, "
-                "2 unreadable input)");
+      "verify", "Prove that a plan computes its collective (exit 0 proven, 1 disproved "
+                "or invalid, 2 unreadable input, not a plan (syntax) or misuse)");
   return sub;
 }
 
@@ -37,8 +37,23 @@ cl::opt<bool> stats("stats", cl::desc("Print key: value statistics of the plan")
 
 int runVerify() {
   llvm::Expected<ir::Plan> plan = ir::readPlanFile(input);
-  if (!plan)
-    return reportMisuse(plan.takeError());
+  if (!plan) {
+    // An `invalid` plan is disproved like any other wrong plan: its
+    // diagnostic on standard output, exit 1. Unreadable input is exit 2.
+    int code = Misuse;
+    llvm::handleAllErrors(
+        plan.takeError(),
+        [&](const ir::PlanReadError &e) {
+          if (e.kind() != ir::ReadErrorKind::Invalid) {
+            llvm::errs() << "collc: " << e.message() << '\n';
+            return;
+          }
+          code = Refused;
+          llvm::outs() << e.message() << "\ndisproved: 1 error\n";
+        },
+        [&](const llvm::ErrorInfoBase &e) { llvm::errs() << "collc: " << e.message() << '\n'; });
+    return code;
+  }
   compiler::VerifyOptions opts;
   opts.noncommutative = noncommutative;
   opts.requireIdentical = requireIdentical;

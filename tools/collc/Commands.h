@@ -2,7 +2,9 @@
 //
 // Each command file defines its llvm::cl::SubCommand and options and a run
 // function returning the exit status: 0 success (for verify: proven),
-// 1 the plan is disproved or refused, 2 unreadable input or misuse.
+// 1 the plan is disproved or refused (every diagnostic class but `syntax`,
+// `invalid` included), 2 the input cannot be read or is not a plan (`syntax`),
+// or the command is misused.
 #ifndef COLLC_TOOLS_COMMANDS_H
 #define COLLC_TOOLS_COMMANDS_H
 
@@ -18,6 +20,11 @@ llvm::cl::OptionCategory &category();
 
 /// Prints `collc: <err>` and returns Misuse.
 int reportMisuse(llvm::Error err);
+
+/// Prints `collc: <err>` for an error of the plan reader and returns its exit
+/// code: Refused for an `invalid` plan (it was read, and it is not a correct
+/// plan), Misuse for a file that cannot be read or is not a plan (`syntax`).
+int reportReadError(llvm::Error err);
 
 /// Writes `text` to `path` ("-" = stdout); returns false after reporting.
 bool writeOutput(llvm::StringRef path, llvm::StringRef text);

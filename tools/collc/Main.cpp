@@ -1,6 +1,9 @@
 // tools/collc/Main.cpp: `collc`, the command line of the collective compiler.
 #include "tools/collc/Commands.h"
 
+#include "ir/PlanIO.h"
+#include "schedules/Generators.h"
+
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/ToolOutputFile.h"
@@ -19,6 +22,18 @@ llvm::cl::OptionCategory &category() {
 int reportMisuse(llvm::Error err) {
   llvm::errs() << "collc: " << llvm::toString(std::move(err)) << '\n';
   return Misuse;
+}
+
+int reportReadError(llvm::Error err) {
+  int code = Misuse;
+  llvm::handleAllErrors(
+      std::move(err),
+      [&](const ir::PlanReadError &e) {
+        code = e.kind() == ir::ReadErrorKind::Invalid ? Refused : Misuse;
+        llvm::errs() << "collc: " << e.message() << '\n';
+      },
+      [&](const llvm::ErrorInfoBase &e) { llvm::errs() << "collc: " << e.message() << '\n'; });
+  return code;
 }
 
 bool writeOutput(llvm::StringRef path, llvm::StringRef text) {
@@ -47,6 +62,53 @@ bool writeOutput(llvm::StringRef path, llvm::StringRef text) {
 
 } // namespace collc::tool
 
+namespace {
+using namespace collc;
+
+/// One line of usage per command, the order of `collc --help`.
+struct Usage {
+  llvm::StringRef command, line;
+};
+const Usage usages[] = {
+    {"list", "collc list                         algorithms and their properties"},
+    {"gen", "collc gen ALG [--collective C] --ranks P [--root R] [--max-ops N] [-o FILE]"},
+    {"verify", "collc verify FILE|- [--noncommutative] [--require-identical] [--max-errors N] "
+               "[--stats]"},
+    {"opt", "collc opt FILE|- [-O0|-O1|-O2] [--passes=a,b] [-o FILE] [--print-after-all] "
+            "[--stats]"},
+    {"compile", "collc compile FILE|- -o FILE.cplan [-O0|-O1|-O2] [--stats] [--no-verify]"},
+    {"disasm", "collc disasm FILE.cplan [-o FILE.yaml]"},
+    {"bundle", "collc bundle FILE.cplan[@MIN-MAX]... -o FILE.cbundle | --list FILE.cbundle"},
+};
+
+/// The overview `--help` prints: every command for `collc --help`, the
+/// command's own usage (and for gen, what it can generate) for
+/// `collc COMMAND --help`.
+std::string overview(llvm::StringRef command) {
+  for (const Usage &u : usages) {
+    if (u.command != command)
+      continue;
+    std::string text = u.line.str() + "\n";
+    if (command == "gen") {
+      text += "\nCollectives and their algorithms (collc list describes them):\n";
+      for (ir::Collective c : {ir::Collective::Allreduce, ir::Collective::Reduce}) {
+        text += "  " + ir::name(c).str() + ":";
+        for (const sched::Algorithm &a : sched::algorithms())
+          if (a.collective == c)
+            text += " " + a.name.str();
+        text += '\n';
+      }
+    }
+    return text;
+  }
+  std::string text = "collc: compile, verify and inspect MPI collective-communication plans\n\n";
+  for (const Usage &u : usages)
+    text += "  " + u.line.str() + "\n";
+  return text + "\nRun 'collc COMMAND --help' for a command's options.\n";
+}
+
+} // namespace
+
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
   const Command commands[] = {
@@ -61,18 +123,8 @@ int main(int argc, char **argv) {
   llvm::cl::SetVersionPrinter(
       [](llvm::raw_ostream &os) { os << "collc " COLLC_VERSION " (plan format collc-plan/1)\n"; });
   llvm::cl::HideUnrelatedOptions(category());
-  if (!llvm::cl::ParseCommandLineOptions(
-          argc, argv,
-          "collc: compile, verify and inspect MPI collective-communication plans\n\n"
-          "  collc list                         algorithms and their properties\n"
-          "  collc gen ALG --collective C --ranks P [--root R] [-o FILE]\n"
-          "  collc verify FILE|- [--noncommutative] [--require-identical] [--max-errors N] [--stats]\n"
-          "  collc opt FILE|- [-O0|-O1|-O2] [--passes=a,b] [-o FILE] [--print-after-all] [--stats]\n"
-          "  collc compile FILE|- -o FILE.cplan [-O0|-O1|-O2] [--stats] [--no-verify]\n"
-          "  collc disasm FILE.cplan [-o FILE.yaml]\n"
-          "  collc bundle FILE.cplan[@MIN-MAX]... -o FILE.cbundle | --list FILE.cbundle\n\n"
-          "Run 'collc COMMAND --help' for a command's options.\n",
-          &llvm::errs()))
+  const std::string text = overview(argc > 1 ? llvm::StringRef(argv[1]) : "");
+  if (!llvm::cl::ParseCommandLineOptions(argc, argv, text, &llvm::errs()))
     return Misuse;
   for (const Command &c : commands)
     if (*c.sub)
