@@ -115,12 +115,25 @@ ir::Plan fromBytecodePlan(const rt::LoadedPlan &plan) {
   return out;
 }
 
-llvm::Expected<ir::Plan> disassemble(llvm::ArrayRef<uint8_t> bytes) {
+llvm::Expected<ir::Plan> disassemble(llvm::ArrayRef<uint8_t> bytes, rt::Proof *proof) {
   rt::LoadedPlan loaded;
   rt::Status s = rt::load({bytes.data(), bytes.size()}, loaded);
   if (!s.ok())
     return llvm::createStringError(llvm::inconvertibleErrorCode(), s.message());
+  if (proof)
+    *proof = loaded.proof;
   return fromBytecodePlan(loaded);
+}
+
+std::string describeProof(const ir::Shape &shape, const rt::Proof &proof) {
+  std::string claims = shape.commutative ? "commutative operations" : "any associative operation";
+  if (shape.inPlace)
+    claims += ", in place";
+  if (!proof.verified)
+    return "unproven (compiled with --no-verify): claims " + claims;
+  return "proven: " + claims +
+         (proof.identical ? ", identical results on all ranks"
+                          : ", results may differ between ranks");
 }
 
 } // namespace collc::compiler

@@ -20,7 +20,13 @@ ir::Plan fromBytecodePlan(const rt::LoadedPlan &plan);
 /// Loads `bytes` with the validating loader and converts the result. A loader
 /// error becomes an llvm::Error carrying the loader's message. A plan returned
 /// is well-formed (ir/Plan.h) and its messages pair up.
-llvm::Expected<ir::Plan> disassemble(llvm::ArrayRef<uint8_t> bytes);
+/// The file's proof status goes to `*proof` when given.
+llvm::Expected<ir::Plan> disassemble(llvm::ArrayRef<uint8_t> bytes, rt::Proof *proof = nullptr);
+
+/// One line saying what `proof` and the plan's claims mean, for listings:
+/// "proven: any associative operation, in place, identical results on all
+/// ranks" or "unproven (compiled with --no-verify): claims ...".
+std::string describeProof(const ir::Shape &shape, const rt::Proof &proof);
 
 } // namespace collc::compiler
 

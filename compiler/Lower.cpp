@@ -68,7 +68,7 @@ rt::Buffer toRt(ir::Buffer b) {
 
 } // namespace
 
-rt::LoadedPlan toBytecodePlan(const ir::Plan &plan) {
+rt::LoadedPlan toBytecodePlan(const ir::Plan &plan, rt::Proof proof) {
   assert(!ir::checkShape(plan.shape) && "lowering a malformed shape");
   assert(plan.programs.size() == plan.shape.ranks && "one program per rank");
   rt::LoadedPlan out;
@@ -76,6 +76,7 @@ rt::LoadedPlan toBytecodePlan(const ir::Plan &plan) {
   out.shape = {toRt(s.collective), s.ranks,      ir::hasRoot(s.collective) ? s.root : 0,
                s.chunks,           s.scratch,    s.commutative,
                s.inPlace};
+  out.proof = proof;
   out.algorithm = plan.algorithm;
   out.programs.resize(plan.programs.size());
   for (size_t r = 0; r < plan.programs.size(); ++r) {
@@ -123,6 +124,8 @@ rt::LoadedPlan toBytecodePlan(const ir::Plan &plan) {
   return out;
 }
 
-std::vector<uint8_t> lower(const ir::Plan &plan) { return rt::encode(toBytecodePlan(plan)); }
+std::vector<uint8_t> lower(const ir::Plan &plan, rt::Proof proof) {
+  return rt::encode(toBytecodePlan(plan, proof));
+}
 
 } // namespace collc::compiler

@@ -10,16 +10,19 @@
 
 namespace collc::compiler {
 
-/// The bytecode form of `plan`'s shape, name and programs, field for field.
+/// The bytecode form of `plan`'s shape, name and programs, field for field,
+/// with `proof` as its proof status (docs/bytecode.md, "Proof status").
 /// Precondition: the plan is well-formed (ir::checkShape and ir::checkOp hold).
-rt::LoadedPlan toBytecodePlan(const ir::Plan &plan);
+rt::LoadedPlan toBytecodePlan(const ir::Plan &plan, rt::Proof proof = {});
 
 /// Encodes `plan` as .cplan bytes; deterministic (same plan, same bytes).
 /// Precondition: the plan is well-formed (ir::checkShape and ir::checkOp hold).
 /// Peers are not part of well-formedness: a plan with a peer out of range or
 /// equal to its own rank still lowers, and the loader refuses the result with
 /// a message naming the op.
-std::vector<uint8_t> lower(const ir::Plan &plan);
+/// `proof` is recorded as given: only say `verified` of a plan the verifier
+/// proved (compiler/Prove.h does both).
+std::vector<uint8_t> lower(const ir::Plan &plan, rt::Proof proof = {});
 
 } // namespace collc::compiler
 

@@ -19,8 +19,9 @@
 // Cost for a power of two: 2 lg p α + 2((p-1)/p)nβ + ((p-1)/p)nγ — the
 // gather moves as much data as the allgather of the allreduce, but only
 // towards the root. Otherwise the fold adds α + nβ + nγ, and a root that sat
-// out α + nβ more. The plan declares `commutative: true` like MPICH's; its
-// combinations happen to be canonical as in the allreduce.
+// out α + nβ more. Its combinations are canonical as in the allreduce, so the
+// plan is correct for any associative operation (proven by the tests for
+// every p they sweep, all roots; MPICH declares it for commutative ones).
 #include "schedules/Generators.h"
 #include "schedules/Patterns.h"
 
@@ -37,7 +38,7 @@ ir::Plan buildReduceRabenseifner(const GenOptions &o) {
   shape.ranks = p;
   shape.root = root;
   shape.chunks = C;
-  shape.commutative = true;
+  shape.commutative = false;
   shape.inPlace = true;
   ir::PlanBuilder b(shape, "rabenseifner", o.maxOps);
   auto acc = [root](uint32_t rank) { return rank == root ? ir::Buffer::Out : ir::Buffer::Tmp; };

@@ -17,7 +17,7 @@ const Algorithm table[] = {
     {"recursive_doubling", Collective::Allreduce, false, true,
      "fold to a power of two, then lg p exchanges of the whole vector at doubling distance",
      buildAllreduceRecursiveDoubling},
-    {"rabenseifner", Collective::Allreduce, true, true,
+    {"rabenseifner", Collective::Allreduce, false, true,
      "fold to a power of two, recursive-halving reduce-scatter, recursive-doubling allgather",
      buildAllreduceRabenseifner},
     {"binary_blocks", Collective::Allreduce, true, true,
@@ -32,7 +32,7 @@ const Algorithm table[] = {
     {"binary_tree", Collective::Reduce, false, true,
      "order-preserving pre-order binary tree re-rooted at the root",
      buildReduceBinaryTree},
-    {"rabenseifner", Collective::Reduce, true, true,
+    {"rabenseifner", Collective::Reduce, false, true,
      "fold to a power of two, recursive-halving reduce-scatter, binomial gather to the root",
      buildReduceRabenseifner},
 };

@@ -107,8 +107,9 @@ std::vector<uint8_t> encode(const LoadedPlan &plan) {
   assert(plan.programs.size() == s.ranks && "one program per rank");
   std::vector<uint8_t> out(magic, magic + 4);
   out.push_back(version);
-  out.push_back(uint8_t((s.commutative ? flagCommutative : 0) |
-                        (s.inPlace ? flagInPlace : 0)));
+  out.push_back(uint8_t((s.commutative ? flagCommutative : 0) | (s.inPlace ? flagInPlace : 0) |
+                        (plan.proof.verified ? flagVerified : 0) |
+                        (plan.proof.identical ? flagIdentical : 0)));
   out.push_back(uint8_t(s.collective));
   out.push_back(0);
   appendU32(out, 0); // size, patched below

@@ -91,9 +91,9 @@ inline constexpr size_t checksumSize = 4;
 /// offset, one empty section, checksum.
 inline constexpr size_t minFileSize = fixedHeaderSize + 5 + 4 + 1 + checksumSize;
 
-// Header flags (byte 0x05).
-inline constexpr uint8_t flagCommutative = 0x01, flagInPlace = 0x02,
-                         flagsReserved = 0xfc;
+// Header flags (byte 0x05): the shape's claims, then the proof status.
+inline constexpr uint8_t flagCommutative = 0x01, flagInPlace = 0x02, flagVerified = 0x04,
+                         flagIdentical = 0x08, flagsReserved = 0xf0;
 
 // Opcode byte:  X T dd oooo
 inline constexpr uint8_t opcodeMask = 0x0f;
@@ -180,9 +180,23 @@ struct Program {
   bool operator==(const Program &) const = default;
 };
 
+/// What the compiler proved of a plan when it wrote the file (header flags;
+/// docs/bytecode.md, "Proof status"). Inside the checksummed header.
+struct Proof {
+  /// The verifier proved the plan with the shape's claims (commutative-only
+  /// or any associative operation, in place or not); false: compiled with
+  /// --no-verify, nothing proven.
+  bool verified = false;
+  /// Proven, and every rank ends with the same reduction trees, operand order
+  /// included (allreduce; trivially true for the others). Only with verified.
+  bool identical = false;
+  bool operator==(const Proof &) const = default;
+};
+
 /// A validated plan: everything the loader guarantees is listed in Loader.h.
 struct LoadedPlan {
   Shape shape;
+  Proof proof;
   std::string algorithm;
   std::vector<Program> programs; ///< one per rank
 

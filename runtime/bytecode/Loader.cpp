@@ -219,6 +219,8 @@ private:
     const uint8_t flags = data_[offFlags];
     if (flags & flagsReserved)
       return malformed(offFlags, "reserved flag bits " + hex(flags & flagsReserved) + " set");
+    if ((flags & flagIdentical) && !(flags & flagVerified))
+      return malformed(offFlags, "flag identical (0x08) set without flag verified (0x04)");
     if (data_[offCollective] >= numCollectives)
       return malformed(offCollective,
                        "unknown collective code " + num(data_[offCollective]));
@@ -228,6 +230,8 @@ private:
     plan_.shape.collective = static_cast<Collective>(data_[offCollective]);
     plan_.shape.commutative = flags & flagCommutative;
     plan_.shape.inPlace = flags & flagInPlace;
+    plan_.proof.verified = flags & flagVerified;
+    plan_.proof.identical = flags & flagIdentical;
     pos_ = fixedHeaderSize;
     end_ = sumAt;
     return {};

@@ -346,6 +346,7 @@ void parseBasics(const GetEnv &env, Config &config) {
   parseFlag(env, "COLLC_DEBUG", config.debug, config);
   parseFlag(env, "COLLC_STATS", config.stats, config);
   parseFlag(env, "COLLC_VERIFY", config.verify, config);
+  parseFlag(env, "COLLC_ACCEPT_UNPROVEN", config.acceptUnproven, config);
   config.planPath.clear();
   if (const char *p = env("COLLC_PLAN_PATH")) {
     std::string_view s = p;

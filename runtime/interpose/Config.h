@@ -56,6 +56,9 @@ struct Config {
   bool debug = false;  ///< COLLC_DEBUG: log every decision
   bool stats = false;  ///< COLLC_STATS: counts at MPI_Finalize
   bool verify = false; ///< COLLC_VERIFY: prove plans before first use
+  /// COLLC_ACCEPT_UNPROVEN: use plan files that record no proof (compiled with
+  /// --no-verify) or, for allreduce, no identical results — on purpose.
+  bool acceptUnproven = false;
   std::string forced[numColls]; ///< COLLC_ALGORITHM, "" where not given
   std::vector<Rule> rules;      ///< COLLC_RULES, in file order
   std::string rulesFile;
@@ -65,7 +68,8 @@ struct Config {
 
 using GetEnv = std::function<const char *(const char *)>;
 
-/// COLLC_DEBUG, COLLC_STATS, COLLC_VERIFY and COLLC_PLAN_PATH (the folders
+/// COLLC_DEBUG, COLLC_STATS, COLLC_VERIFY, COLLC_ACCEPT_UNPROVEN and
+/// COLLC_PLAN_PATH (the folders
 /// are only split here; PlanLibrary reads them).
 void parseBasics(const GetEnv &env, Config &config);
 

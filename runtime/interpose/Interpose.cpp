@@ -490,8 +490,7 @@ collc_plan planFor(Global &g, CommState &cs, Coll c, uint32_t root, const Select
     bytes = &g.library.files()[size_t(sel.fileId)].bytes;
     origin = g.library.files()[size_t(sel.fileId)].origin;
   } else {
-    keep = g.library.generated(c, sel.algorithm, uint32_t(cs.size), root, g.config.verify,
-                               error);
+    keep = g.library.generated(c, sel.algorithm, uint32_t(cs.size), root, error);
     if (!keep)
       return nullptr;
     bytes = keep.get();
@@ -528,7 +527,7 @@ PlanQuery queryFor(Global &g, const CommState &cs) {
     const uint32_t ranks = uint32_t(cs.size);
     q.generatedVerifies = [&g, ranks](Coll c, std::string_view n, uint32_t root) {
       std::string error;
-      if (g.library.generated(c, n, ranks, root, true, error))
+      if (g.library.generated(c, n, ranks, root, error))
         return true;
       warn(g, "COLLC_VERIFY: the generated " + std::string(name(c)) + " plan '" +
                   std::string(n) + "' for " + std::to_string(ranks) +
@@ -911,6 +910,7 @@ template <class T> uint64_t fnvValue(uint64_t h, T v) { return fnv(h, &v, sizeof
 uint64_t fingerprint(const Global &g) {
   uint64_t h = fnv(0xcbf29ce484222325ull, std::string("collc-interpose/1"));
   h = fnvValue(h, g.config.verify);
+  h = fnvValue(h, g.config.acceptUnproven);
   for (const std::string &f : g.config.forced)
     h = fnv(h, f);
   for (const Rule &r : g.config.rules) {
@@ -941,7 +941,7 @@ void initialize(bool atInit) {
   PMPI_Query_thread(&g.threadLevel);
 
   parseBasics([](const char *v) -> const char * { return std::getenv(v); }, g.config);
-  g.library.scan(g.config.planPath, g.config.warnings);
+  g.library.scan(g.config.planPath, g.config, g.config.warnings);
   const KnownAlgorithms known = g.library.knownAlgorithms();
   parseAlgorithm(std::getenv("COLLC_ALGORITHM"), known, g.config);
   loadRules(std::getenv("COLLC_RULES"), known, g.config);

@@ -55,7 +55,27 @@ compiler::VerifyOptions proofOptions(const ir::Shape &shape) {
 
 } // namespace
 
-void PlanLibrary::addFile(const std::string &path, std::vector<std::string> &warnings) {
+void PlanLibrary::admit(PlanFile f, const rt::Proof &proof, const Config &config,
+                        std::vector<std::string> &warnings) {
+  const bool identicalNeeded = f.collective == rt::Collective::Allreduce;
+  if (!config.verify && !config.acceptUnproven) {
+    std::string why;
+    if (!proof.verified)
+      why = "is unproven (compiled with --no-verify)";
+    else if (identicalNeeded && !proof.identical)
+      why = "is proven, but its ranks may compute different results (not identical)";
+    if (!why.empty()) {
+      warnings.push_back("COLLC_PLAN_PATH: '" + f.origin + "' " + why +
+                         "; it is not used (COLLC_VERIFY=1 proves plans before use, "
+                         "COLLC_ACCEPT_UNPROVEN=1 uses them as they are)");
+      return;
+    }
+  }
+  files_.push_back(std::move(f));
+}
+
+void PlanLibrary::addFile(const std::string &path, const Config &config,
+                          std::vector<std::string> &warnings) {
   std::vector<uint8_t> bytes;
   if (rt::Status s = rt::readRegularFile(path, bytes); !s.ok()) {
     warnings.push_back("COLLC_PLAN_PATH: cannot read '" + path + "' (" + s.message() +
@@ -94,7 +114,7 @@ void PlanLibrary::addFile(const std::string &path, std::vector<std::string> &war
       f.maxBytes = b.entries[i].maxBytes;
       f.bytes = std::move(b.entries[i].plan);
       f.crc = rt::crc32(f.bytes);
-      files_.push_back(std::move(f));
+      admit(std::move(f), b.plans[i].proof, config, warnings);
     }
     return;
   }
@@ -116,10 +136,10 @@ void PlanLibrary::addFile(const std::string &path, std::vector<std::string> &war
   f.algorithm = p.algorithm;
   f.crc = rt::crc32(bytes);
   f.bytes = std::move(bytes);
-  files_.push_back(std::move(f));
+  admit(std::move(f), p.proof, config, warnings);
 }
 
-void PlanLibrary::scan(const std::vector<std::string> &folders,
+void PlanLibrary::scan(const std::vector<std::string> &folders, const Config &config,
                        std::vector<std::string> &warnings) {
   files_.clear();
   for (const std::string &folder : folders) {
@@ -130,7 +150,7 @@ void PlanLibrary::scan(const std::vector<std::string> &folders,
       continue;
     }
     if (fs::is_regular_file(st)) {
-      addFile(folder, warnings);
+      addFile(folder, config, warnings);
       continue;
     }
     if (!fs::is_directory(st)) {
@@ -149,7 +169,7 @@ void PlanLibrary::scan(const std::vector<std::string> &folders,
     }
     std::sort(names.begin(), names.end());
     for (const std::string &p : names)
-      addFile(p, warnings);
+      addFile(p, config, warnings);
   }
 }
 
@@ -198,7 +218,7 @@ bool PlanLibrary::generatorInfo(Coll c, std::string_view name, bool &needsCommut
 
 std::shared_ptr<const std::vector<uint8_t>>
 PlanLibrary::generated(Coll c, std::string_view name, uint32_t ranks, uint32_t root,
-                       bool verify, std::string &error) {
+                       std::string &error) {
   std::lock_guard<std::mutex> lock(mu_);
   Generated &g = generated_[{unsigned(c), std::string(name), ranks, root}];
   if (!g.bytes && g.error.empty()) {
@@ -209,15 +229,20 @@ PlanLibrary::generated(Coll c, std::string_view name, uint32_t ranks, uint32_t r
         sched::generate(toIr(c), llvm::StringRef(name.data(), name.size()), opts);
     if (!plan) {
       g.error = llvm::toString(plan.takeError());
+    } else if (compiler::VerifyResult r = compiler::verify(*plan, proofOptions(plan->shape));
+               !r.proven()) {
+      // Never expected (the test suite proves every generator), but a plan
+      // that is not proven for this communicator is never run: native MPI
+      // serves the call instead.
+      g.error = "the generated plan does not verify: " + describeFailure(r);
     } else {
       // As `collc compile` would: -O2, each pass's result proven again
       // (translation validation). Should a pass ever break a plan, the plan
-      // as generated is used instead.
+      // as generated — proven just above — is used instead.
       compiler::PipelineOptions o2;
       o2.level = 2;
       if (llvm::Expected<ir::Plan> optimized = compiler::optimize(*plan, o2)) {
         *plan = std::move(*optimized);
-        g.verified = 1;
       } else {
         g.optimizeError = llvm::toString(optimized.takeError());
         std::fprintf(stderr,
@@ -225,33 +250,11 @@ PlanLibrary::generated(Coll c, std::string_view name, uint32_t ranks, uint32_t r
                      "ranks; using it unoptimized: %s\n",
                      int(name.size()), name.data(), unsigned(ranks), g.optimizeError.c_str());
       }
-      if (verify && g.verified != 1) {
-        compiler::VerifyResult r = compiler::verify(*plan, proofOptions(plan->shape));
-        g.verified = r.proven() ? 1 : 0;
-        if (!r.proven())
-          g.verifyError = describeFailure(r);
-      }
       g.bytes = std::make_shared<const std::vector<uint8_t>>(compiler::lower(*plan));
     }
   }
   if (!g.error.empty()) {
     error = g.error;
-    return nullptr;
-  }
-  if (verify && g.verified < 0) { // generated earlier without verification
-    llvm::Expected<ir::Plan> plan = compiler::disassemble(*g.bytes);
-    if (!plan) {
-      g.verified = 0;
-      g.verifyError = llvm::toString(plan.takeError());
-    } else {
-      compiler::VerifyResult r = compiler::verify(*plan, proofOptions(plan->shape));
-      g.verified = r.proven() ? 1 : 0;
-      if (!r.proven())
-        g.verifyError = describeFailure(r);
-    }
-  }
-  if (verify && g.verified == 0) {
-    error = g.verifyError;
     return nullptr;
   }
   return g.bytes;

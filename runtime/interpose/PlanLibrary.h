@@ -4,11 +4,12 @@
 // scan() reads every `.cplan` and `.cbundle` in the COLLC_PLAN_PATH folders
 // (each folder in order, its files sorted by name) through the validating
 // loaders; a file that cannot be used is a warning naming the file and the
-// reason, never silently skipped. generated() runs a generator
-// (sched::generate) and lowers the plan (compiler::lower) the first time a
+// reason, never silently skipped; so is a file that records no proof unless
+// COLLC_VERIFY (proven before first use, disassembled first) or
+// COLLC_ACCEPT_UNPROVEN. generated() runs a generator (sched::generate),
+// proves the plan, optimizes and lowers it (compiler::lower) the first time a
 // (collective, algorithm, ranks, root) is asked for and keeps the bytes, so
-// every communicator of that shape loads the same bytes. With COLLC_VERIFY the
-// verifier proves a plan before its first use (a file disassembled first).
+// every communicator of that shape loads the same bytes.
 // Thread-safe: the file list is fixed after scan(); the caches take a mutex,
 // only on the first use of a plan.
 #ifndef COLLC_RUNTIME_INTERPOSE_PLANLIBRARY_H
@@ -41,7 +42,11 @@ struct PlanFile {
 class PlanLibrary {
 public:
   /// Loads the plan files of `folders` (a folder may also be a single file).
-  void scan(const std::vector<std::string> &folders, std::vector<std::string> &warnings);
+  /// A plan whose file records no proof (or, for allreduce, no identical
+  /// results) is refused with a warning unless config.verify (it is proven
+  /// before first use then) or config.acceptUnproven.
+  void scan(const std::vector<std::string> &folders, const Config &config,
+            std::vector<std::string> &warnings);
 
   const std::vector<PlanFile> &files() const { return files_; }
   /// The plan files for collective `c` and `ranks`, in scan order.
@@ -53,22 +58,25 @@ public:
   /// commutative operation.
   static bool generatorInfo(Coll c, std::string_view name, bool &needsCommutative);
 
-  /// The bytes of the generated plan, or null with `error`. With `verify`, the
-  /// plan must also prove (the result is cached either way).
+  /// The bytes of the generated plan, or null with `error`: generated,
+  /// proven (for allreduce, identical too), then optimized at -O2 with every
+  /// pass proven; a plan that does not verify is never returned. Cached.
   std::shared_ptr<const std::vector<uint8_t>> generated(Coll c, std::string_view name,
                                                         uint32_t ranks, uint32_t root,
-                                                        bool verify, std::string &error);
+                                                        std::string &error);
   /// COLLC_VERIFY for plan file `id`: disassembles and proves it (cached).
   bool verifyFile(int id, std::string &error);
 
 private:
-  void addFile(const std::string &path, std::vector<std::string> &warnings);
+  void addFile(const std::string &path, const Config &config,
+               std::vector<std::string> &warnings);
+  /// Adds `f` unless its proof status refuses it (a warning then).
+  void admit(PlanFile f, const rt::Proof &proof, const Config &config,
+             std::vector<std::string> &warnings);
 
   struct Generated {
     std::shared_ptr<const std::vector<uint8_t>> bytes;
     std::string error;
-    int verified = -1; ///< -1 not yet, 0 failed, 1 proven
-    std::string verifyError;
     std::string optimizeError; ///< why -O2 was not applied (never expected)
   };
   std::vector<PlanFile> files_;

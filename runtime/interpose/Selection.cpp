@@ -6,17 +6,15 @@
 // message, β the time per byte moved, γ the time per byte reduced, n the
 // vector's bytes, p the ranks, p' the largest power of two <= p:
 //
-//   allreduce, op not commutative      recursive_doubling  lg p'(α+nβ+nγ) (+ fold): the
-//                                       cheaper of the two order-preserving plans
-//                                       (binary_tree: ~3 lg p α + 4 lg p nβ)
 //   allreduce, n < 2 KiB (512 B for a  recursive_doubling  latency-bound: fewest steps
-//     user op), or count < chunks
-//   allreduce, long, p = 2^k           rabenseifner        2 lg p α + 2nβ(p-1)/p + nγ(p-1)/p
+//     user op), or count < chunks                           (order-preserving)
+//   allreduce, long, p = 2^k, or op    rabenseifner        2 lg p α + 2nβ(p-1)/p + nγ(p-1)/p
+//     not commutative                                       (+ fold: proven order-preserving)
 //   allreduce, long, p <= 8 not 2^k    ring                2(p-1)α + 2nβ(p-1)/p, no fold
 //   allreduce, long, p > 8 not 2^k     binary_blocks       halving-doubling per 2^k block
-//   reduce, op not commutative         binomial            lg p(α+nβ+nγ), order-preserving
-//   reduce, short or count < chunks    binomial
+//   reduce, short or count < chunks    binomial            lg p(α+nβ+nγ), order-preserving
 //   reduce, long                       rabenseifner        reduce-scatter + binomial gather
+//                                                           (order-preserving)
 //
 // 2 KiB is MPICH's MPIR_CVAR_ALLREDUCE_SHORT_MSG_SIZE, the same crossover
 // Rabenseifner measured between doubling and halving-doubling; a user-defined
@@ -78,34 +76,30 @@ const char *name(Origin o) {
 DefaultChoice defaultAlgorithm(const CallTraits &t) {
   const uint64_t shortLimit = t.predefinedOp ? shortVectorBytes : shortVectorBytes / 4;
   const uint32_t p = t.ranks;
+  // Every choice below is order-preserving unless the operation is
+  // commutative (ring and binary blocks are not; select() never gives them a
+  // non-commutative operation).
   if (t.collective == Coll::Allreduce) {
     if (p == 1)
       return {"recursive_doubling", "one rank: the plan is a copy"};
-    if (!t.commutative)
-      return {"recursive_doubling",
-              "non-commutative operation: the cheaper order-preserving plan"};
     if (t.bytes < shortLimit)
       return {"recursive_doubling", "short vector: latency-bound, fewest steps"};
+    if (t.count < floorPow2(p))
+      return {"recursive_doubling", "fewer elements than chunks of halving-doubling"};
     if (powerOfTwo(p))
-      return t.count < p ? DefaultChoice{"recursive_doubling",
-                                         "fewer elements than chunks of halving-doubling"}
-                         : DefaultChoice{"rabenseifner",
-                                         "long vector, power-of-two ranks: halving-doubling"};
+      return {"rabenseifner", "long vector, power-of-two ranks: halving-doubling"};
+    if (!t.commutative)
+      return {"rabenseifner", "long vector, non-commutative operation: halving-doubling "
+                              "after a fold, order-preserving"};
     if (p <= ringMaxRanks)
       return t.count < p ? DefaultChoice{"recursive_doubling",
                                          "fewer elements than chunks of the ring"}
                          : DefaultChoice{"ring", "long vector, few ranks (not a power of two): "
                                                  "ring, no fold"};
-    return t.count < floorPow2(p)
-               ? DefaultChoice{"recursive_doubling", "fewer elements than chunks of binary "
-                                                     "blocks"}
-               : DefaultChoice{"binary_blocks",
-                               "long vector, many ranks (not a power of two): binary blocks"};
+    return {"binary_blocks", "long vector, many ranks (not a power of two): binary blocks"};
   }
   if (p == 1)
     return {"binomial", "one rank: the plan is a copy"};
-  if (!t.commutative)
-    return {"binomial", "non-commutative operation: order-preserving binomial tree"};
   if (t.bytes < shortLimit)
     return {"binomial", "short vector: latency-bound, fewest steps"};
   if (t.count < floorPow2(p))

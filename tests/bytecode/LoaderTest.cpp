@@ -287,8 +287,35 @@ TEST(Loader, ChecksumIsCrc32) {
 
 TEST(Loader, RejectsReservedFlags) {
   RawFile f;
-  f.flags = 0x05;
-  EXPECT_EQ(refuse(f.bytes(), ErrorCode::Malformed), "offset 0x5: reserved flag bits 0x4 set");
+  f.flags = 0x11;
+  EXPECT_EQ(refuse(f.bytes(), ErrorCode::Malformed), "offset 0x5: reserved flag bits 0x10 set");
+  f.flags = 0x81;
+  EXPECT_EQ(refuse(f.bytes(), ErrorCode::Malformed), "offset 0x5: reserved flag bits 0x80 set");
+}
+
+TEST(Loader, ReadsTheProofStatus) {
+  RawFile f;
+  EXPECT_EQ(loadOk(f.bytes()).proof, (Proof{false, false}));
+  f.flags = format::flagCommutative | format::flagVerified;
+  EXPECT_EQ(loadOk(f.bytes()).proof, (Proof{true, false}));
+  f.flags = format::flagCommutative | format::flagVerified | format::flagIdentical;
+  EXPECT_EQ(loadOk(f.bytes()).proof, (Proof{true, true}));
+}
+
+TEST(Loader, RejectsIdenticalWithoutVerified) {
+  RawFile f;
+  f.flags = format::flagIdentical;
+  EXPECT_EQ(refuse(f.bytes(), ErrorCode::Malformed),
+            "offset 0x5: flag identical (0x08) set without flag verified (0x04)");
+}
+
+// The proof status is inside the checksummed header: claiming a proof the
+// compiler did not record breaks the checksum.
+TEST(Loader, AFlippedProofBitFailsTheChecksum) {
+  RawFile f;
+  std::vector<uint8_t> b = f.bytes();
+  b[format::offFlags] |= format::flagVerified;
+  EXPECT_NE(refuse(b, ErrorCode::Corrupt).find("checksum mismatch"), std::string::npos);
 }
 
 TEST(Loader, RejectsUnknownCollective) {

@@ -3,6 +3,7 @@
 // encoding path.
 #include "compiler/Disasm.h"
 #include "compiler/Lower.h"
+#include "compiler/Prove.h"
 #include "ir/PlanIO.h"
 #include "runtime/bytecode/Encoder.h"
 #include "runtime/bytecode/Loader.h"
@@ -196,6 +197,47 @@ programs:
   llvm::Expected<ir::Plan> back = compiler::disassemble(compiler::lower(plan));
   ASSERT_FALSE(bool(back));
   EXPECT_EQ(llvm::toString(back.takeError()), "offset 0x22: rank 0 op 0: peer 0 is the rank itself");
+}
+
+TEST(BytecodeRoundTrip, ProofStatusRoundTrips) {
+  sched::GenOptions o;
+  o.ranks = 5;
+  const ir::Plan plan = sched::buildAllreduceRing(o);
+  for (rt::Proof proof : {rt::Proof{false, false}, rt::Proof{true, false}, rt::Proof{true, true}}) {
+    rt::Proof back;
+    llvm::Expected<ir::Plan> p = compiler::disassemble(compiler::lower(plan, proof), &back);
+    ASSERT_TRUE(bool(p)) << llvm::toString(p.takeError());
+    EXPECT_EQ(*p, plan);
+    EXPECT_EQ(back, proof);
+  }
+}
+
+// compile records the strongest properties proven: a plan that claims only
+// commutative operations but keeps rank order, and one correct in place that
+// does not say so, are recorded as such; a ring keeps its claim.
+TEST(ProveStrongest, RaisesClaimsToWhatIsProven) {
+  sched::GenOptions o;
+  o.ranks = 6;
+  ir::Plan rab = sched::buildAllreduceRabenseifner(o);
+  rab.shape.commutative = true;
+  rab.shape.inPlace = false;
+  compiler::Proven p = compiler::proveStrongest(rab);
+  ASSERT_TRUE(p.result.proven());
+  EXPECT_FALSE(rab.shape.commutative);
+  EXPECT_TRUE(rab.shape.inPlace);
+  EXPECT_EQ(p.proof, (rt::Proof{true, true}));
+
+  ir::Plan ring = sched::buildAllreduceRing(o);
+  p = compiler::proveStrongest(ring);
+  ASSERT_TRUE(p.result.proven());
+  EXPECT_TRUE(ring.shape.commutative);
+  EXPECT_EQ(p.proof, (rt::Proof{true, true}));
+
+  ring.shape.commutative = false; // a false claim: nothing proven, nothing changed
+  p = compiler::proveStrongest(ring);
+  EXPECT_FALSE(p.result.proven());
+  EXPECT_FALSE(ring.shape.commutative);
+  EXPECT_EQ(p.proof, (rt::Proof{false, false}));
 }
 
 TEST(Disasm, ReportsTheLoaderMessage) {

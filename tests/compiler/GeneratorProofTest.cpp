@@ -72,6 +72,35 @@ TEST(GeneratorProof, OrderPreservingGeneratorsAreProvenForNoncommutativeOps) {
   }
 }
 
+// Properties are proven, not declared: what the registry says of an
+// algorithm (correct for any associative operation, correct in place) is
+// exactly what the verifier proves for every rank count and root swept — a
+// commutative-only claim must fail the order check somewhere, an in-place
+// claim must hold everywhere, and a plan not claimed in place must fail
+// somewhere when aliased.
+TEST(GeneratorProperties, RegistryClaimsAreTheStrongestProven) {
+  for (const sched::Algorithm &a : sched::algorithms()) {
+    bool anyOp = true, inPlace = true;
+    for (uint32_t p : rankCounts())
+      for (uint32_t root : rootsFor(a.collective, p)) {
+        sched::GenOptions o;
+        o.ranks = p;
+        o.root = root;
+        ir::Plan plan = a.build(o);
+        compiler::VerifyOptions vo;
+        vo.noncommutative = true;
+        anyOp = anyOp && compiler::verify(plan, vo).proven();
+        plan.shape.inPlace = true;
+        inPlace = inPlace && compiler::verify(plan).proven();
+      }
+    EXPECT_EQ(a.needsCommutative, !anyOp)
+        << a.name.str() << " " << ir::name(a.collective).str()
+        << (anyOp ? ": proven for any associative operation, but claims only commutative ones"
+                  : ": claims any associative operation, but the order check fails");
+    EXPECT_EQ(a.inPlace, inPlace) << a.name.str() << " " << ir::name(a.collective).str();
+  }
+}
+
 TEST(GeneratorProof, RejectsRingForNonCommutativeOps) {
   for (uint32_t p = 3; p <= 33; ++p) {
     sched::GenOptions o;

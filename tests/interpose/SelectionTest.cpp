@@ -54,14 +54,20 @@ TEST(DefaultTable, FollowsRabenseifnersAdaptiveChoice) {
   EXPECT_EQ(pick(call(A, 7, 64 << 10)), "ring");
   EXPECT_EQ(pick(call(A, 12, 64 << 10)), "binary_blocks");      // long, large p
   EXPECT_EQ(pick(call(A, 33, 1 << 20)), "binary_blocks");
-  EXPECT_EQ(pick(call(A, 8, 1 << 20, false)), "recursive_doubling"); // non-commutative
+  // Non-commutative: halving-doubling is order-preserving (proven), so a long
+  // vector gets it at every p, with the fold where p is not a power of two.
+  EXPECT_EQ(pick(call(A, 8, 1 << 20, false)), "rabenseifner");
+  EXPECT_EQ(pick(call(A, 5, 1 << 20, false)), "rabenseifner");
+  EXPECT_EQ(pick(call(A, 12, 1 << 20, false)), "rabenseifner");
+  EXPECT_EQ(pick(call(A, 5, 1000, false)), "recursive_doubling");
   EXPECT_EQ(pick(call(A, 8, 1024, true, false)), "rabenseifner");    // user op: 512 B
   EXPECT_EQ(pick(call(A, 8, 256, true, false)), "recursive_doubling");
   EXPECT_EQ(pick(call(A, 5, 4096, true, true, 4096)), "recursive_doubling"); // 1 element
   EXPECT_EQ(pick(call(A, 1, 1 << 20)), "recursive_doubling");
   EXPECT_EQ(pick(call(R, 8, 8)), "binomial");
   EXPECT_EQ(pick(call(R, 8, 1 << 20)), "rabenseifner");
-  EXPECT_EQ(pick(call(R, 6, 1 << 20, false)), "binomial");
+  EXPECT_EQ(pick(call(R, 6, 1 << 20, false)), "rabenseifner");
+  EXPECT_EQ(pick(call(R, 6, 100, false)), "binomial");
 }
 
 TEST(DefaultTable, EveryChoiceExistsAndKeepsOrderWhenItMust) {
@@ -132,11 +138,12 @@ TEST(Select, NeverGivesANonCommutativeOpAPlanThatNeedsCommutativity) {
   Config cfg;
   cfg.forced[0] = "ring";
   Selection s = select(cfg, call(Coll::Allreduce, 5, 1 << 20, false), {}, generators());
-  EXPECT_EQ(s.algorithm, "recursive_doubling");
+  EXPECT_EQ(s.algorithm, "rabenseifner");
   EXPECT_EQ(s.substitution, Substitution::NeedsCommutative);
-  EXPECT_EQ(s.detail, "recursive_doubling (default: non-commutative operation: the cheaper "
-                      "order-preserving plan); instead of ring (COLLC_ALGORITHM) needs a "
-                      "commutative operation, and the operation is not commutative");
+  EXPECT_EQ(s.detail, "rabenseifner (default: long vector, non-commutative operation: "
+                      "halving-doubling after a fold, order-preserving); instead of ring "
+                      "(COLLC_ALGORITHM) needs a commutative operation, and the operation is "
+                      "not commutative");
 
   // A commutative-only plan file is skipped for a non-commutative op; a later
   // order-preserving one that fits is taken.

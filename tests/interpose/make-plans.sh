@@ -14,13 +14,16 @@
 #              operations but whose ranks combine the operands in opposite
 #              orders (x1 ∘ x0 and x0 ∘ x1): proven, not identical, so
 #              COLLC_VERIFY=1 must refuse it.
+#   OUT/unproven: a correct ring for 4 ranks compiled with --no-verify: its
+#              file records no proof, so it is refused unless COLLC_VERIFY=1
+#              or COLLC_ACCEPT_UNPROVEN=1.
 #   OUT/lying: a ring for 4 ranks compiled with --no-verify from text that
 #              claims `commutative: false` — the plan is wrong for
 #              non-commutative operations, and COLLC_VERIFY=1 must refuse it.
 set -eu
 collc=$1 out=$2
 rm -rf "$out"
-mkdir -p "$out/good" "$out/lying" "$out/swapped" "$out/odd/x.cplan" "$out/tmp"
+mkdir -p "$out/good" "$out/lying" "$out/swapped" "$out/unproven" "$out/odd/x.cplan" "$out/tmp"
 t=$out/tmp
 gen() { "$collc" gen "$@"; }
 gen recursive_doubling --ranks 4 | "$collc" compile - -o "$t/rd4.cplan"
@@ -42,6 +45,7 @@ mkfifo "$out/odd/y.cbundle"
 : > "$out/odd/empty.cbundle"
 : > "$out/odd/empty.cplan"
 cp "$out/good/allreduce-ring-3.cplan" "$out/odd/"
+gen ring --ranks 4 | "$collc" compile --no-verify - -o "$out/unproven/allreduce-ring-4.cplan" 2>/dev/null
 cat <<'EOF' | "$collc" compile -O0 - -o "$out/swapped/allreduce-swapped-2.cplan"
 format: collc-plan/1
 collective: allreduce

@@ -11,12 +11,15 @@
 #include "tools/collc/Commands.h"
 
 #include "compiler/Disasm.h"
+#include "compiler/Lower.h"
 #include "compiler/Verifier.h"
 #include "runtime/interpose/Bundle.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
 
 namespace collc::tool {
@@ -41,6 +44,13 @@ cl::opt<std::string> output("o", cl::desc("Output file (.cbundle; - = stdout)"),
                             cl::cat(category()));
 cl::opt<bool> list("list", cl::desc("Print the entries of a bundle"), cl::sub(BundleCommand()),
                    cl::cat(category()));
+cl::opt<bool> extract("extract",
+                      cl::desc("Write the plans of a bundle as .cplan files: -o DIR gets "
+                               "NAME.I.cplan per entry I (NAME: the bundle's file name without "
+                               ".cbundle); with --entry, -o names the one file"),
+                      cl::sub(BundleCommand()), cl::cat(category()));
+cl::opt<int> entry("entry", cl::desc("With --extract: only entry N"), cl::value_desc("N"),
+                   cl::init(-1), cl::sub(BundleCommand()), cl::cat(category()));
 cl::opt<bool> noVerify("no-verify", cl::desc("Bundle even plans that do not verify"),
                        cl::sub(BundleCommand()), cl::cat(category()));
 
@@ -81,11 +91,56 @@ int listBundle() {
                         b.plans[i].algorithm);
     if (rt::hasRoot(s.collective))
       os << " root " << s.root;
-    os << (s.commutative ? " commutative" : " any-op") << (s.inPlace ? " in-place" : "") << ", "
-       << b.entries[i].plan.size() << " bytes\n";
+    const rt::Proof &proof = b.plans[i].proof;
+    os << (s.commutative ? " commutative" : " any-op") << (s.inPlace ? " in-place" : "")
+       << (!proof.verified   ? " UNPROVEN"
+           : proof.identical ? " proven identical"
+                             : " proven")
+       << ", " << b.entries[i].plan.size() << " bytes\n";
   }
   return Success;
 }
+int extractBundle() {
+  if (inputs.size() != 1)
+    return reportMisuse(misuse("--extract takes one bundle"));
+  if (output.empty())
+    return reportMisuse(misuse("--extract needs -o (a directory, or with --entry a file)"));
+  std::vector<uint8_t> bytes;
+  if (!readBytes(inputs[0], bytes))
+    return Misuse;
+  rt::Bundle b;
+  if (rt::Status s = rt::readBundle(bytes, b); !s.ok()) {
+    llvm::errs() << "collc: " << inputs[0] << ": " << s.message() << '\n';
+    return Refused;
+  }
+  auto bytesOf = [&](size_t i) {
+    return llvm::StringRef(reinterpret_cast<const char *>(b.entries[i].plan.data()),
+                           b.entries[i].plan.size());
+  };
+  if (entry >= 0) {
+    if (size_t(entry) >= b.entries.size())
+      return reportMisuse(misuse(llvm::formatv("--entry {0}: the bundle has {1} entries", entry,
+                                               b.entries.size())));
+    return writeOutput(output, bytesOf(size_t(entry))) ? Success : Misuse;
+  }
+  if (std::error_code ec = llvm::sys::fs::create_directories(output)) {
+    llvm::errs() << "collc: cannot create '" << output << "': " << ec.message() << '\n';
+    return Misuse;
+  }
+  llvm::StringRef stem = llvm::sys::path::filename(inputs[0]);
+  stem.consume_back(".cbundle");
+  for (size_t i = 0; i < b.entries.size(); ++i) {
+    llvm::SmallString<256> path(output);
+    llvm::sys::path::append(path, llvm::formatv("{0}.{1}.cplan", stem, i).str());
+    if (!writeOutput(path, bytesOf(i)))
+      return Misuse;
+    llvm::outs() << path << ": bytes "
+                 << rt::formatByteRange(b.entries[i].minBytes, b.entries[i].maxBytes) << ", "
+                 << b.plans[i].algorithm << '\n';
+  }
+  return Success;
+}
+
 /// Warns about the message sizes no entry serves (per root, for reduce): a
 /// gap is allowed (those calls fall to the drop-in's other choices) but is
 /// more often a typo in a range.
@@ -121,8 +176,14 @@ void warnAboutGaps(const rt::Bundle &b) {
 } // namespace
 
 int runBundle() {
+  if (list && extract)
+    return reportMisuse(misuse("--list and --extract exclude each other"));
   if (list)
     return listBundle();
+  if (extract)
+    return extractBundle();
+  if (entry >= 0)
+    return reportMisuse(misuse("--entry goes with --extract"));
   if (output.empty())
     return reportMisuse(misuse("no output file given (-o FILE.cbundle)"));
   std::vector<rt::BundleEntry> entries;
@@ -139,13 +200,16 @@ int runBundle() {
     }
     if (!readBytes(path, e.plan))
       return Misuse;
-    llvm::Expected<ir::Plan> plan = compiler::disassemble(e.plan);
+    rt::Proof proof;
+    llvm::Expected<ir::Plan> plan = compiler::disassemble(e.plan, &proof);
     if (!plan) {
       llvm::errs() << "collc: " << path << ": " << llvm::toString(plan.takeError()) << '\n';
       return Refused;
     }
     if (!noVerify) {
-      compiler::VerifyResult r = compiler::verify(*plan);
+      compiler::VerifyOptions vo;
+      vo.requireIdentical = proof.identical; // a recorded claim is proven too
+      compiler::VerifyResult r = compiler::verify(*plan, vo);
       if (!r.proven()) {
         for (const compiler::Diagnostic &d : r.diagnostics) {
           compiler::print(d, llvm::errs());
@@ -155,6 +219,8 @@ int runBundle() {
                      << "': it does not verify (--no-verify bundles it anyway)\n";
         return Refused;
       }
+      if (!proof.verified) // proven now: record it, as compile would have
+        e.plan = compiler::lower(*plan, rt::Proof{true, r.stats.identical});
     }
     entries.push_back(std::move(e));
   }

@@ -3,6 +3,7 @@
 #include "tools/collc/PipelineFlags.h"
 
 #include "compiler/Lower.h"
+#include "compiler/Prove.h"
 #include "compiler/Verifier.h"
 #include "compiler/passes/Pipeline.h"
 #include "ir/PlanIO.h"
@@ -70,7 +71,20 @@ int runCompile() {
   }
   plan = std::move(*optimized);
 
-  std::vector<uint8_t> bytes = compiler::lower(*plan);
+  // What is written is proven again, with its claims raised to the strongest
+  // the verifier proves (docs/bytecode.md, "Proof status").
+  rt::Proof proof;
+  compiler::PlanStats planStats;
+  if (!noVerify) {
+    compiler::Proven proven = compiler::proveStrongest(*plan);
+    if (!proven.result.proven()) { // the pass manager proved it: cannot happen
+      llvm::errs() << "collc: internal error: the optimized plan does not verify\n";
+      return Refused;
+    }
+    proof = proven.proof;
+    planStats = proven.result.stats;
+  }
+  std::vector<uint8_t> bytes = compiler::lower(*plan, proof);
   // The loader is the last word on what may run: never write a file it refuses
   // (possible only with --no-verify, e.g. a peer out of range).
   rt::LoadedPlan check;
@@ -89,7 +103,8 @@ int runCompile() {
   if (stats) {
     // Statistics of the plan written (the verifier computes them).
     llvm::raw_ostream &os = llvm::outs();
-    compiler::PlanStats planStats = compiler::verify(*plan).stats;
+    if (noVerify)
+      planStats = compiler::verify(*plan).stats;
     compiler::printStats(planStats, os);
     os << "bytes: " << bytes.size() << '\n';
     os << llvm::formatv("bytes-per-op: {0:F2}\n",

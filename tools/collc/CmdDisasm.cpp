@@ -47,8 +47,10 @@ int runDisasm() {
                  << name << "' lists its plans\n";
     return Misuse;
   }
+  rt::Proof proof;
   llvm::Expected<ir::Plan> plan = compiler::disassemble(
-      llvm::ArrayRef<uint8_t>(reinterpret_cast<const uint8_t *>(data.data()), data.size()));
+      llvm::ArrayRef<uint8_t>(reinterpret_cast<const uint8_t *>(data.data()), data.size()),
+      &proof);
   if (!plan) {
     llvm::errs() << "collc: " << name << ": " << llvm::toString(plan.takeError()) << '\n';
     return Refused;
@@ -61,7 +63,12 @@ int runDisasm() {
       return Refused;
     return writeOutput(output, rt::listing(bytes, loaded)) ? Success : Misuse;
   }
-  return writeOutput(output, ir::printPlan(*plan)) ? Success : Misuse;
+  // The proof status as a comment line: the text stays a plan the reader
+  // takes back, the printed plan itself is the canonical one.
+  return writeOutput(output, "# " + compiler::describeProof(plan->shape, proof) + "\n" +
+                                 ir::printPlan(*plan))
+             ? Success
+             : Misuse;
 }
 
 } // namespace collc::tool

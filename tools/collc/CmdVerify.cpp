@@ -1,8 +1,12 @@
 // tools/collc/CmdVerify.cpp: `collc verify` — prove a plan or say why not.
 #include "tools/collc/Commands.h"
 
+#include "compiler/Disasm.h"
 #include "compiler/Verifier.h"
 #include "ir/PlanIO.h"
+#include "runtime/interpose/Bundle.h"
+
+#include "llvm/Support/MemoryBuffer.h"
 
 #include "llvm/Support/raw_ostream.h"
 
@@ -17,7 +21,8 @@ llvm::cl::SubCommand &VerifyCommand() {
 
 namespace {
 namespace cl = llvm::cl;
-cl::opt<std::string> input(cl::Positional, cl::Required, cl::desc("FILE|-"),
+cl::opt<std::string> input(cl::Positional, cl::Required,
+                           cl::desc("FILE|- (a plan: YAML, .cplan or .cbundle)"),
                            cl::sub(VerifyCommand()), cl::cat(category()));
 cl::opt<bool> noncommutative(
     "noncommutative",
@@ -35,45 +40,32 @@ cl::opt<bool> stats("stats", cl::desc("Print key: value statistics of the plan")
                     cl::sub(VerifyCommand()), cl::cat(category()));
 } // namespace
 
-int runVerify() {
-  llvm::Expected<ir::Plan> plan = ir::readPlanFile(input);
-  if (!plan) {
-    // An `invalid` plan is disproved like any other wrong plan: its
-    // diagnostic on standard output, exit 1. Unreadable input is exit 2.
-    int code = Misuse;
-    llvm::handleAllErrors(
-        plan.takeError(),
-        [&](const ir::PlanReadError &e) {
-          if (e.kind() != ir::ReadErrorKind::Invalid) {
-            llvm::errs() << "collc: " << e.message() << '\n';
-            return;
-          }
-          code = Refused;
-          llvm::outs() << e.message() << "\ndisproved: 1 error\n";
-        },
-        [&](const llvm::ErrorInfoBase &e) { llvm::errs() << "collc: " << e.message() << '\n'; });
-    return code;
-  }
-  compiler::VerifyOptions opts;
-  opts.noncommutative = noncommutative;
-  opts.requireIdentical = requireIdentical;
-  opts.maxErrors = maxErrors;
-  compiler::VerifyResult result = compiler::verify(*plan, opts);
-  llvm::raw_ostream &os = llvm::outs();
+namespace {
+
+/// The one-line verdict of a proven plan.
+void printProven(const ir::Plan &plan, const compiler::VerifyResult &result,
+                 llvm::raw_ostream &os) {
+  const ir::Shape &s = plan.shape;
+  os << "proven: " << ir::name(s.collective) << " '" << plan.algorithm << "', " << s.ranks
+     << (s.ranks == 1 ? " rank" : " ranks") << ", "
+     << (s.commutative && !noncommutative ? "commutative operations"
+                                          : "any associative operation")
+     << (s.inPlace ? ", also in place" : "")
+     << (result.stats.identical ? ", identical results on all ranks"
+                                : ", results may differ between ranks")
+     << '\n';
+}
+
+/// Verifies one plan and prints its diagnostics and verdict; true if proven.
+bool verifyAndReport(const ir::Plan &plan, compiler::VerifyOptions opts,
+                     llvm::raw_ostream &os) {
+  compiler::VerifyResult result = compiler::verify(plan, opts);
   for (const compiler::Diagnostic &d : result.diagnostics) {
     compiler::print(d, os);
     os << '\n';
   }
-  const ir::Shape &s = plan->shape;
   if (result.proven()) {
-    os << "proven: " << ir::name(s.collective) << " '" << plan->algorithm << "', " << s.ranks
-       << (s.ranks == 1 ? " rank" : " ranks") << ", "
-       << (s.commutative && !noncommutative ? "commutative operations"
-                                            : "any associative operation")
-       << (s.inPlace ? ", also in place" : "")
-       << (result.stats.identical ? ", identical results on all ranks"
-                                  : ", results may differ between ranks")
-       << '\n';
+    printProven(plan, result, os);
   } else {
     size_t n = result.diagnostics.size() + result.dropped;
     os << "disproved: " << n << (n == 1 ? " error" : " errors");
@@ -83,7 +75,98 @@ int runVerify() {
   }
   if (stats)
     compiler::printStats(result.stats, os);
-  return result.proven() ? Success : Refused;
+  return result.proven();
+}
+
+compiler::VerifyOptions optionsFromFlags() {
+  compiler::VerifyOptions opts;
+  opts.noncommutative = noncommutative;
+  opts.requireIdentical = requireIdentical;
+  opts.maxErrors = maxErrors;
+  return opts;
+}
+
+/// A compiled plan's own proof status is a claim too: a file that records
+/// identical results is proven to have them.
+bool verifyCompiled(const ir::Plan &plan, const rt::Proof &proof, llvm::raw_ostream &os) {
+  os << "recorded: " << compiler::describeProof(plan.shape, proof) << '\n';
+  compiler::VerifyOptions opts = optionsFromFlags();
+  opts.requireIdentical = opts.requireIdentical || proof.identical;
+  return verifyAndReport(plan, opts, os);
+}
+
+/// `collc verify X.cplan` and `collc verify X.cbundle`: straight from the
+/// bytes, no text in between.
+int verifyBinary(llvm::StringRef name, llvm::ArrayRef<uint8_t> bytes) {
+  llvm::raw_ostream &os = llvm::outs();
+  const std::span<const uint8_t> span(bytes.data(), bytes.size());
+  if (!rt::looksLikeBundle(span)) {
+    rt::Proof proof;
+    llvm::Expected<ir::Plan> plan = compiler::disassemble(bytes, &proof);
+    if (!plan) {
+      llvm::errs() << "collc: " << name << ": " << llvm::toString(plan.takeError()) << '\n';
+      return Refused;
+    }
+    return verifyCompiled(*plan, proof, os) ? Success : Refused;
+  }
+  rt::Bundle b;
+  if (rt::Status st = rt::readBundle(span, b); !st.ok()) {
+    llvm::errs() << "collc: " << name << ": " << st.message() << '\n';
+    return Refused;
+  }
+  size_t proven = 0;
+  for (size_t i = 0; i < b.entries.size(); ++i) {
+    const rt::BundleEntry &e = b.entries[i];
+    os << "entry " << i << " (bytes " << rt::formatByteRange(e.minBytes, e.maxBytes) << "):\n";
+    rt::Proof proof;
+    llvm::Expected<ir::Plan> plan = compiler::disassemble(e.plan, &proof);
+    if (!plan) { // readBundle loaded it already
+      llvm::errs() << "collc: " << name << " entry " << i << ": "
+                   << llvm::toString(plan.takeError()) << '\n';
+      return Refused;
+    }
+    proven += verifyCompiled(*plan, proof, os);
+  }
+  os << "bundle: " << proven << " of " << b.entries.size() << " plans proven\n";
+  return proven == b.entries.size() ? Success : Refused;
+}
+
+/// Reader errors: an `invalid` plan is disproved like any other wrong plan
+/// (its diagnostic on standard output, exit 1); unreadable input is exit 2.
+int reportUnreadable(llvm::Error err) {
+  int code = Misuse;
+  llvm::handleAllErrors(
+      std::move(err),
+      [&](const ir::PlanReadError &e) {
+        if (e.kind() != ir::ReadErrorKind::Invalid) {
+          llvm::errs() << "collc: " << e.message() << '\n';
+          return;
+        }
+        code = Refused;
+        llvm::outs() << e.message() << "\ndisproved: 1 error\n";
+      },
+      [&](const llvm::ErrorInfoBase &e) { llvm::errs() << "collc: " << e.message() << '\n'; });
+  return code;
+}
+
+} // namespace
+
+int runVerify() {
+  auto buf = llvm::MemoryBuffer::getFileOrSTDIN(input, /*IsText=*/false);
+  if (!buf) {
+    llvm::errs() << "collc: cannot read '" << input << "': " << buf.getError().message()
+                 << '\n';
+    return Misuse;
+  }
+  const llvm::StringRef name = input == "-" ? llvm::StringRef("<stdin>") : input;
+  const llvm::StringRef data = (*buf)->getBuffer();
+  if (data.startswith("\x7f" "CPL") || data.startswith("\x7f" "CPB"))
+    return verifyBinary(name, llvm::ArrayRef<uint8_t>(
+                                  reinterpret_cast<const uint8_t *>(data.data()), data.size()));
+  llvm::Expected<ir::Plan> plan = ir::parsePlan(data, name);
+  if (!plan)
+    return reportUnreadable(plan.takeError());
+  return verifyAndReport(*plan, optionsFromFlags(), llvm::outs()) ? Success : Refused;
 }
 
 } // namespace collc::tool

@@ -1,0 +1,37 @@
+// compiler/Prove.cpp: proveStrongest.
+#include "compiler/Prove.h"
+
+namespace collc::compiler {
+
+namespace {
+bool allowsInPlace(ir::Collective c) {
+  return c != ir::Collective::Bcast && c != ir::Collective::ReduceScatterBlock;
+}
+} // namespace
+
+Proven proveStrongest(ir::Plan &plan, VerifyOptions opts) {
+  opts.noncommutative = false; // the plan's own claim first
+  Proven out{verify(plan, opts), {}};
+  if (!out.result.proven())
+    return out;
+  // Each strengthening is tried on its own and kept only if the whole plan
+  // is proven with it.
+  auto tryClaim = [&](bool &claim, bool stronger) {
+    const bool old = claim;
+    claim = stronger;
+    VerifyResult r = verify(plan, opts);
+    if (r.proven())
+      out.result = std::move(r);
+    else
+      claim = old;
+  };
+  if (plan.shape.commutative)
+    tryClaim(plan.shape.commutative, false);
+  if (!plan.shape.inPlace && allowsInPlace(plan.shape.collective))
+    tryClaim(plan.shape.inPlace, true);
+  out.proof.verified = true;
+  out.proof.identical = out.result.stats.identical;
+  return out;
+}
+
+} // namespace collc::compiler
