@@ -69,17 +69,25 @@ bool readBytes(const std::string &path, std::vector<uint8_t> &bytes) {
   return true;
 }
 
-int listBundle() {
+/// Reads the one bundle `what` (--list, --extract) takes; Success or the
+/// exit code, after reporting.
+int readOneBundle(const char *what, rt::Bundle &b) {
   if (inputs.size() != 1)
-    return reportMisuse(misuse("--list takes one bundle"));
+    return reportMisuse(misuse(llvm::Twine(what) + " takes one bundle"));
   std::vector<uint8_t> bytes;
   if (!readBytes(inputs[0], bytes))
     return Misuse;
-  rt::Bundle b;
   if (rt::Status s = rt::readBundle(bytes, b); !s.ok()) {
     llvm::errs() << "collc: " << inputs[0] << ": " << s.message() << '\n';
     return Refused;
   }
+  return Success;
+}
+
+int listBundle() {
+  rt::Bundle b;
+  if (int rc = readOneBundle("--list", b); rc != Success)
+    return rc;
   llvm::raw_ostream &os = llvm::outs();
   os << "bundle: " << rt::name(b.collective) << ", " << b.ranks
      << (b.ranks == 1 ? " rank, " : " ranks, ") << b.entries.size()
@@ -100,19 +108,13 @@ int listBundle() {
   }
   return Success;
 }
+
 int extractBundle() {
-  if (inputs.size() != 1)
-    return reportMisuse(misuse("--extract takes one bundle"));
   if (output.empty())
     return reportMisuse(misuse("--extract needs -o (a directory, or with --entry a file)"));
-  std::vector<uint8_t> bytes;
-  if (!readBytes(inputs[0], bytes))
-    return Misuse;
   rt::Bundle b;
-  if (rt::Status s = rt::readBundle(bytes, b); !s.ok()) {
-    llvm::errs() << "collc: " << inputs[0] << ": " << s.message() << '\n';
-    return Refused;
-  }
+  if (int rc = readOneBundle("--extract", b); rc != Success)
+    return rc;
   auto bytesOf = [&](size_t i) {
     return llvm::StringRef(reinterpret_cast<const char *>(b.entries[i].plan.data()),
                            b.entries[i].plan.size());
