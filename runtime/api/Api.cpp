@@ -136,6 +136,8 @@ int collc_plan_get_info(collc_plan plan, collc_plan_info *info) {
   info->commutative = s.commutative;
   info->in_place = s.inPlace;
   info->algorithm = plan->plan.algorithm.c_str();
+  info->verified = plan->plan.proof.verified;
+  info->identical = plan->plan.proof.identical;
   return COLLC_SUCCESS;
 }
 

@@ -21,9 +21,6 @@ Status argError(std::string m) { return Status::error(ErrorCode::Argument, std::
 Status shapeError(std::string m) { return Status::error(ErrorCode::Shape, std::move(m)); }
 Status unsupported(std::string m) { return Status::error(ErrorCode::Unsupported, std::move(m)); }
 
-const char *callName(Collective c) {
-  return c == Collective::Reduce ? "reduce" : c == Collective::Allreduce ? "allreduce" : name(c);
-}
 
 // --- per-communicator state ----------------------------------------------------
 
@@ -191,17 +188,22 @@ Status prepareComm(MPI_Comm comm) {
 }
 
 Status analyzeCall(const Shape &shape, bool planInPlace, const Call &call, CallPlan &how) {
+  const Collective c = call.collective;
+  const bool combining = reduces(c);
+  const bool variable = call.recvcounts != nullptr;
+  if (variable && c != Collective::ReduceScatterBlock)
+    return argError("recvcounts are for reduce_scatter only");
   if (call.comm == MPI_COMM_NULL)
     return argError("the communicator is MPI_COMM_NULL");
-  if (call.count < 0)
+  if (!variable && call.count < 0)
     return argError("count " + std::to_string(call.count) + " is negative");
   if (call.type == MPI_DATATYPE_NULL)
     return argError("the datatype is MPI_DATATYPE_NULL");
-  if (call.op == MPI_OP_NULL)
+  if (combining && call.op == MPI_OP_NULL)
     return argError("the operation is MPI_OP_NULL");
-  if (shape.collective != call.collective)
+  if (shape.collective != c)
     return shapeError(std::string("the plan is for ") + name(shape.collective) + ", not " +
-                      callName(call.collective));
+                      name(c));
   int inter = 0;
   if (int rc = MPI_Comm_test_inter(call.comm, &inter); rc != MPI_SUCCESS)
     return mpiError("MPI_Comm_test_inter", rc);
@@ -212,21 +214,64 @@ Status analyzeCall(const Shape &shape, bool planInPlace, const Call &call, CallP
   if (uint32_t(how.size) != shape.ranks)
     return shapeError("the plan is for " + std::to_string(shape.ranks) +
                       " ranks; the communicator has " + std::to_string(how.size));
-  if (call.collective == Collective::Reduce &&
-      (call.root < 0 || uint32_t(call.root) != shape.root))
+  if (hasRoot(c) && (call.root < 0 || uint32_t(call.root) != shape.root))
     return shapeError("the plan is for root " + std::to_string(shape.root) + "; the call has root " +
                       std::to_string(call.root));
-  how.hasOut = call.collective != Collective::Reduce || how.rank == call.root;
 
-  // Buffers.
-  how.inPlace = call.sendbuf == MPI_IN_PLACE;
+  // The vector and this rank's part of it.
+  const uint64_t p = uint64_t(how.size), r = uint64_t(how.rank);
+  how.blockStart.clear();
+  if (variable) {
+    how.blockStart.assign(p + 1, 0);
+    for (uint64_t b = 0; b < p; ++b) {
+      if (call.recvcounts[b] < 0)
+        return argError("recvcounts[" + std::to_string(b) + "] = " +
+                        std::to_string(call.recvcounts[b]) + " is negative");
+      how.blockStart[b + 1] = how.blockStart[b] + uint64_t(call.recvcounts[b]);
+    }
+  }
+  const uint64_t count = variable ? 0 : uint64_t(call.count);
+  uint64_t outElems = 0;
+  switch (c) {
+  case Collective::ReduceScatterBlock:
+    how.total = variable ? how.blockStart[p] : p * count;
+    how.inElems = how.total;
+    outElems = variable ? uint64_t(call.recvcounts[r]) : count;
+    break;
+  case Collective::Allgather:
+    how.total = p * count;
+    how.inElems = count;
+    outElems = how.total;
+    break;
+  default: // allreduce, reduce, scan, exscan, bcast
+    how.total = count;
+    how.inElems = count;
+    outElems = count;
+    break;
+  }
+  how.hasIn = c != Collective::Bcast;
+  how.hasOut = c != Collective::Reduce || how.rank == call.root;
+  if (!how.hasIn)
+    how.inElems = 0;
+
+  // Buffers, and MPI_IN_PLACE as each collective defines it.
+  how.inPlace = how.hasIn && call.sendbuf == MPI_IN_PLACE;
   if (call.recvbuf == MPI_IN_PLACE)
     return argError("recvbuf cannot be MPI_IN_PLACE");
   if (how.inPlace && !how.hasOut)
     return argError("MPI_IN_PLACE is only allowed at the root of a reduce");
-  if (call.count > 0 && ((!how.inPlace && !call.sendbuf) || (how.hasOut && !call.recvbuf)))
-    return argError("a null buffer with count " + std::to_string(call.count));
-  how.copyInput = how.inPlace && !planInPlace;
+  if ((how.hasIn && !how.inPlace && how.inElems > 0 && !call.sendbuf) ||
+      (how.hasOut && outElems > 0 && !call.recvbuf))
+    return argError("a null buffer with " + std::to_string(how.total) + " elements");
+  how.inAt = call.sendbuf;
+  how.copyInput = false;
+  if (how.inPlace) {
+    // The input is in recvbuf: where this rank's slot 0 of `in` would be.
+    how.inAt = call.recvbuf;
+    // reduce_scatter reads the whole vector from recvbuf and writes its block
+    // at recvbuf's start, which a plan cannot alias: always copied aside.
+    how.copyInput = !planInPlace || c == Collective::ReduceScatterBlock;
+  }
 
   // Datatype: contiguous, so chunks are runs of whole elements. A predefined
   // type is laid out as its C type, padding included: the MAXLOC/MINLOC pairs
@@ -245,13 +290,20 @@ Status analyzeCall(const Shape &shape, bool planInPlace, const Call &call, CallP
       (!cLayout && (extent != MPI_Aint(size) || textent != extent)))
     return unsupported("the datatype is not contiguous (size " + std::to_string(size) +
                        ", extent " + std::to_string(extent) + ")");
-  how.extent = size_t(extent);
 
   // Operation: collc's kernel for predefined (op, type) pairs MPI defines,
   // MPI_Reduce_local for user operations (on any contiguous type). MPI
   // defines the predefined operations on predefined datatypes only, and
   // Open MPI's MPI_Reduce_local aborts on a derived one (MPI_ERR_OP under
   // MPI_ERRORS_ARE_FATAL), so that is refused here.
+  how.extent = size_t(extent);
+  if (how.inPlace && c == Collective::Allgather)
+    how.inAt = static_cast<const char *>(call.recvbuf) + r * count * how.extent;
+  how.kernel = nullptr;
+  how.commutativeOp = true;
+  if (!combining)
+    return Status::success();
+
   int commutative = 1;
   MPI_Op_commutative(call.op, &commutative);
   how.commutativeOp = commutative != 0;
@@ -259,7 +311,6 @@ Status analyzeCall(const Shape &shape, bool planInPlace, const Call &call, CallP
     return unsupported("the plan needs a commutative operation, but the operation is not "
                        "commutative");
   std::optional<ReduceOp> builtinOp = reduceOpOf(call.op);
-  how.kernel = nullptr;
   if (builtinOp && !builtinType) {
     int ints = 0, addrs = 0, types = 0, combiner = MPI_COMBINER_NAMED;
     MPI_Type_get_envelope(call.type, &ints, &addrs, &types, &combiner);
@@ -290,7 +341,7 @@ struct collc_request_s {
   Executor exec;
   std::unique_ptr<char[]> inCopy;
   size_t inBytes = 0;
-  void *recvbuf = nullptr;
+  const void *inSource = nullptr; ///< what inCopy copies at each start
   bool persistent = false;
   bool active = false;
   /// Kept by CommState::lastBlocking: not counted as a request of the plan
@@ -354,13 +405,16 @@ int makeRequest(collc_plan plan, const Call &call, bool persistent, bool hold,
   Combiner combine{how.kernel ? kernelCombine : userCombine, &req->ctx};
 
   Buffers b;
-  b.count = size_t(call.count);
+  b.count = size_t(how.total);
   b.extent = how.extent;
+  b.blockStart = how.blockStart.empty() ? nullptr : how.blockStart.data();
   b.out = how.hasOut ? call.recvbuf : nullptr;
-  b.in = how.inPlace ? call.recvbuf : call.sendbuf;
-  req->recvbuf = call.recvbuf;
+  // In place, `in` is `out` itself (the executor aliases the slots as the
+  // plan's layout says) unless the input is copied aside.
+  b.in = !how.hasIn ? nullptr : how.inPlace ? call.recvbuf : call.sendbuf;
+  req->inSource = how.inAt;
   if (how.copyInput) {
-    req->inBytes = b.count * b.extent;
+    req->inBytes = size_t(how.inElems) * b.extent;
     req->inCopy.reset(new (std::nothrow) char[req->inBytes + 1]);
     if (!req->inCopy)
       return fail(COLLC_ERR_NOMEM, "out of memory for the copy of the in-place input");
@@ -397,7 +451,7 @@ int startRequest(collc_request_s *req) {
   c.nextTag += stride;
   ++c.live;
   if (req->inCopy)
-    std::memcpy(req->inCopy.get(), req->recvbuf, req->inBytes);
+    std::memcpy(req->inCopy.get(), req->inSource, req->inBytes);
   req->active = true;
   if (Status s = req->exec.startAt(int(tagBase)); !s.ok()) {
     finished(req);
@@ -483,8 +537,11 @@ int blocking(collc_plan plan, const Call &call) {
   if (CommState *state = lastCommState(call.comm);
       plan && state && state->lastBlocking && sameCall(state->lastBlocking, plan, call))
     return runCached(state->lastBlocking, state);
+  // Predefined handles only (they cannot be freed and re-made), and no
+  // recvcounts array (its contents, not its address, would have to match).
   const bool cacheable = plan && call.comm != MPI_COMM_NULL && call.count > 0 &&
-                         elemTypeOf(call.type) && reduceOpOf(call.op);
+                         !call.recvcounts && elemTypeOf(call.type) &&
+                         (!reduces(call.collective) || reduceOpOf(call.op));
   if (cacheable) {
     CommState *state = nullptr;
     if (Status s = commState(call.comm, state); !s.ok())
@@ -578,6 +635,68 @@ int collc_reduce_init(collc_plan plan, const void *sendbuf, void *recvbuf, MPI_C
                               comm),
                      true, request);
 }
+
+// The rest of the family: one blocking, one non-blocking, one persistent entry
+// point each, all through makeCall.
+#define COLLC_FAMILY(Name, Coll, Params, SendBuf, RecvBuf, Count, Counts, Op, Root)          \
+  int collc_##Name Params {                                                                   \
+    Call call = makeCall(Collective::Coll, SendBuf, RecvBuf, Count, datatype, Op, Root, comm); \
+    call.recvcounts = Counts;                                                                 \
+    return blocking(plan, call);                                                              \
+  }
+#define COLLC_FAMILY_NB(Name, Coll, Params, SendBuf, RecvBuf, Count, Counts, Op, Root,          \
+                        Persistent)                                                           \
+  int collc_##Name Params {                                                                   \
+    Call call = makeCall(Collective::Coll, SendBuf, RecvBuf, Count, datatype, Op, Root, comm); \
+    call.recvcounts = Counts;                                                                 \
+    return nonblocking(plan, call, Persistent, request);                                      \
+  }
+
+#define RSB_PARAMS                                                                            \
+  (collc_plan plan, const void *sendbuf, void *recvbuf, MPI_Count recvcount,                  \
+   MPI_Datatype datatype, MPI_Op op, MPI_Comm comm COLLC_REQ)
+#define RS_PARAMS                                                                             \
+  (collc_plan plan, const void *sendbuf, void *recvbuf, const MPI_Count recvcounts[],         \
+   MPI_Datatype datatype, MPI_Op op, MPI_Comm comm COLLC_REQ)
+#define SCAN_PARAMS                                                                           \
+  (collc_plan plan, const void *sendbuf, void *recvbuf, MPI_Count count,                      \
+   MPI_Datatype datatype, MPI_Op op, MPI_Comm comm COLLC_REQ)
+#define AG_PARAMS                                                                             \
+  (collc_plan plan, const void *sendbuf, void *recvbuf, MPI_Count count,                      \
+   MPI_Datatype datatype, MPI_Comm comm COLLC_REQ)
+#define BCAST_PARAMS                                                                          \
+  (collc_plan plan, void *buffer, MPI_Count count, MPI_Datatype datatype, int root,           \
+   MPI_Comm comm COLLC_REQ)
+
+#define COLLC_REQ
+COLLC_FAMILY(reduce_scatter_block, ReduceScatterBlock, RSB_PARAMS, sendbuf, recvbuf, recvcount,
+             nullptr, op, 0)
+COLLC_FAMILY(reduce_scatter, ReduceScatterBlock, RS_PARAMS, sendbuf, recvbuf, 0, recvcounts, op, 0)
+COLLC_FAMILY(scan, Scan, SCAN_PARAMS, sendbuf, recvbuf, count, nullptr, op, 0)
+COLLC_FAMILY(exscan, Exscan, SCAN_PARAMS, sendbuf, recvbuf, count, nullptr, op, 0)
+COLLC_FAMILY(allgather, Allgather, AG_PARAMS, sendbuf, recvbuf, count, nullptr, MPI_OP_NULL, 0)
+COLLC_FAMILY(bcast, Bcast, BCAST_PARAMS, nullptr, buffer, count, nullptr, MPI_OP_NULL, root)
+#undef COLLC_REQ
+#define COLLC_REQ , collc_request *request
+#define COLLC_BOTH(Name, Coll, Params, SendBuf, RecvBuf, Count, Counts, Op, Root)             \
+  COLLC_FAMILY_NB(i##Name, Coll, Params, SendBuf, RecvBuf, Count, Counts, Op, Root, false)     \
+  COLLC_FAMILY_NB(Name##_init, Coll, Params, SendBuf, RecvBuf, Count, Counts, Op, Root, true)
+COLLC_BOTH(reduce_scatter_block, ReduceScatterBlock, RSB_PARAMS, sendbuf, recvbuf, recvcount,
+           nullptr, op, 0)
+COLLC_BOTH(reduce_scatter, ReduceScatterBlock, RS_PARAMS, sendbuf, recvbuf, 0, recvcounts, op, 0)
+COLLC_BOTH(scan, Scan, SCAN_PARAMS, sendbuf, recvbuf, count, nullptr, op, 0)
+COLLC_BOTH(exscan, Exscan, SCAN_PARAMS, sendbuf, recvbuf, count, nullptr, op, 0)
+COLLC_BOTH(allgather, Allgather, AG_PARAMS, sendbuf, recvbuf, count, nullptr, MPI_OP_NULL, 0)
+COLLC_BOTH(bcast, Bcast, BCAST_PARAMS, nullptr, buffer, count, nullptr, MPI_OP_NULL, root)
+#undef COLLC_REQ
+#undef COLLC_BOTH
+#undef COLLC_FAMILY
+#undef COLLC_FAMILY_NB
+#undef RSB_PARAMS
+#undef RS_PARAMS
+#undef SCAN_PARAMS
+#undef AG_PARAMS
+#undef BCAST_PARAMS
 
 int collc_start(collc_request request) {
   if (!request)

@@ -10,6 +10,7 @@
 #include <mpi.h>
 
 #include <string>
+#include <vector>
 
 namespace collc::rt {
 
@@ -23,12 +24,18 @@ const PreparedRank &preparedOf(collc_plan p, uint32_t rank);
 void countRequest(collc_plan p, int delta);
 uint64_t planId(collc_plan p);
 
-/// One collective call as MPI passes it.
+/// One collective call as MPI passes it. `count` is what the MPI call calls
+/// count: the vector's length (allreduce, reduce, scan, exscan, bcast), each
+/// rank's block (reduce_scatter_block: recvcount; allgather: the count each
+/// rank sends). MPI_Reduce_scatter is collective ReduceScatterBlock with
+/// `recvcounts` (p entries; `count` unused). Bcast has its one buffer as
+/// `recvbuf`; allgather and bcast take no operation.
 struct Call {
   Collective collective = Collective::Allreduce;
   const void *sendbuf = nullptr;
   void *recvbuf = nullptr;
   MPI_Count count = 0;
+  const MPI_Count *recvcounts = nullptr;
   MPI_Datatype type = MPI_DATATYPE_NULL;
   MPI_Op op = MPI_OP_NULL;
   int root = 0;
@@ -38,12 +45,20 @@ struct Call {
 /// How a plan serves a call (filled by analyzeCall).
 struct CallPlan {
   int rank = 0, size = 0;
+  bool hasIn = true;      ///< the plan has an in buffer (not bcast)
   bool hasOut = true;     ///< this rank has an out buffer
   bool inPlace = false;   ///< MPI_IN_PLACE given
   bool copyInput = false; ///< in place, but the plan is not: copy the input aside
   KernelFn kernel = nullptr; ///< collc's kernel; null: MPI_Reduce_local
   bool commutativeOp = true;
   size_t extent = 0;
+  uint64_t total = 0;   ///< elements of the whole vector (n)
+  uint64_t inElems = 0; ///< elements of this rank's input
+  /// Where this rank's input is: sendbuf, or in place inside recvbuf
+  /// (allgather: at rank·count elements).
+  const void *inAt = nullptr;
+  /// MPI_Reduce_scatter: the p + 1 prefix sums of recvcounts; else empty.
+  std::vector<uint64_t> blockStart;
 };
 
 /// Checks that a plan of `shape` can serve `call` on this rank. Errors:

@@ -60,7 +60,7 @@ char *Executor::slotBase(Buffer b) {
 Executor::Range Executor::bindRange(Buffer b, uint32_t chunk, uint32_t count, uint32_t ids) {
   const Shape &s = prep_->shape;
   const uint32_t r = prep_->rank;
-  const uint64_t n = bufs_.count, C = s.chunks, ext = bufs_.extent;
+  const uint64_t ext = bufs_.extent;
   Range range;
   range.begin = static_cast<uint32_t>(pieces_.size());
   auto add = [&](char *p, size_t elems) {
@@ -77,7 +77,7 @@ Executor::Range Executor::bindRange(Buffer b, uint32_t chunk, uint32_t count, ui
       uint32_t c = prep_->tmpChunks[ids + j];
       if (c == unknownChunk)
         unknownTmp_ = true;
-      size_t elems = c == unknownChunk ? cap_ : chunkBegin(c + 1, n, C) - chunkBegin(c, n, C);
+      size_t elems = c == unknownChunk ? cap_ : layout_.size(c);
       add(tmp_.get() + (uint64_t(chunk) + j) * cap_ * ext, elems);
     }
   } else {
@@ -85,9 +85,9 @@ Executor::Range Executor::bindRange(Buffer b, uint32_t chunk, uint32_t count, ui
     bool aliased = b == Buffer::In && bufs_.out && bufs_.in == bufs_.out;
     uint32_t first = b == Buffer::In ? inChunkOf(s, r, chunk) : outChunkOf(s, r, chunk);
     uint32_t base = (b == Buffer::Out || aliased) ? outChunkOf(s, r, 0) : inChunkOf(s, r, 0);
-    uint64_t from = chunkBegin(first, n, C), to = chunkBegin(first + count, n, C);
+    uint64_t from = layout_.begin(first), to = layout_.begin(first + count);
     char *p = static_cast<char *>(aliased ? bufs_.out : slotBase(b));
-    add(p + (from - chunkBegin(base, n, C)) * ext, to - from);
+    add(p + (from - layout_.begin(base)) * ext, to - from);
   }
   return range;
 }
@@ -101,7 +101,9 @@ Status Executor::bind(const PreparedRank &prep, const Buffers &buffers, Combiner
   bufs_ = buffers;
   const Shape &s = prep.shape;
   const size_t ext = buffers.extent;
-  cap_ = (buffers.count + s.chunks - 1) / s.chunks;
+  layout_ = buffers.blockStart ? ChunkLayout(buffers.blockStart, s.ranks, s.chunks)
+                               : ChunkLayout(buffers.count, s.chunks);
+  cap_ = layout_.maxChunk();
 
   const uint64_t stride = prep.tagStride;
   const uint64_t tags = uint64_t(transport.maxTag()) + 1;

@@ -5,8 +5,9 @@
 // runs the program once more, allocating nothing: every op is posted as soon
 // as its dependencies have completed, local ops run at once, message ends
 // become transport requests, and test()/wait() progress them. Element
-// offsets follow docs/plan-format.md: chunk c is [floor(c·n/C), floor((c+1)·n/C)); tmp
-// slot s starts at s·ceil(n/C) and holds the chunk Prepared found for it.
+// offsets follow docs/plan-format.md: chunk c is [floor(c·n/C), floor((c+1)·n/C)) (or the
+// blocked layout of MPI_Reduce_scatter, ChunkLayout); tmp slot s starts at s times the
+// largest chunk and holds the chunk Prepared found for it.
 #ifndef COLLC_RUNTIME_CORE_EXECUTOR_H
 #define COLLC_RUNTIME_CORE_EXECUTOR_H
 
@@ -23,6 +24,10 @@ struct Buffers {
   void *out = nullptr;      ///< null where the rank has no out (reduce, non-root)
   size_t count = 0;         ///< n: elements in the whole vector
   size_t extent = 0;        ///< bytes per element
+  /// Blocked layout (MPI_Reduce_scatter): p + 1 prefix sums of the blocks'
+  /// element counts, the last equal to `count`; must outlive the binding.
+  /// Null: the uniform layout.
+  const uint64_t *blockStart = nullptr;
 };
 
 class Executor {
@@ -85,6 +90,7 @@ private:
   Transport *transport_ = nullptr;
   Combiner combine_;
   Buffers bufs_;
+  ChunkLayout layout_;
   size_t cap_ = 0; ///< elements per tmp slot
   bool unknownTmp_ = false; ///< bindRange met a tmp slot of unknown chunk
   std::unique_ptr<char[]> tmp_, stage_, scratch_;

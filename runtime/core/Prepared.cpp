@@ -9,11 +9,23 @@
 // may stay unknown; the executor then refuses to bind the plan.
 #include "runtime/core/Prepared.h"
 
+#include <algorithm>
 #include <cassert>
 #include <deque>
 #include <unordered_map>
 
 namespace collc::rt {
+
+uint64_t ChunkLayout::maxChunk() const {
+  if (!blockStart_)
+    return (n_ + chunks_ - 1) / chunks_;
+  uint64_t most = 0;
+  for (uint32_t b = 0; b * perBlock_ < chunks_; ++b) {
+    const uint64_t nb = blockStart_[b + 1] - blockStart_[b];
+    most = std::max<uint64_t>(most, (nb + perBlock_ - 1) / perBlock_);
+  }
+  return most;
+}
 
 uint32_t inChunkOf(const Shape &s, uint32_t rank, uint32_t slot) {
   if (s.collective == Collective::Allgather)

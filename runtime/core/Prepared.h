@@ -25,6 +25,40 @@ inline uint64_t chunkBegin(uint64_t c, uint64_t n, uint64_t C) {
   return static_cast<uint64_t>((static_cast<Wide>(c) * n) / C);
 }
 
+/// Where the chunks of a call's vector lie. Uniform (every collective but
+/// MPI_Reduce_scatter): chunk c of n elements cut into C starts at
+/// chunkBegin(c, n, C). Blocked (a reduce_scatter_block plan serving
+/// MPI_Reduce_scatter): the C chunks form p blocks of C/p, block b holds
+/// recvcounts[b] elements and is cut into its chunks by the same rule
+/// (docs/plan-format.md, "Chunks").
+class ChunkLayout {
+public:
+  ChunkLayout() = default;
+  ChunkLayout(uint64_t n, uint32_t chunks) : n_(n), chunks_(chunks) {}
+  /// `blockStart` has p + 1 non-decreasing entries from 0; chunks % p == 0.
+  ChunkLayout(const uint64_t *blockStart, uint32_t ranks, uint32_t chunks)
+      : n_(blockStart[ranks]), chunks_(chunks), perBlock_(chunks / ranks),
+        blockStart_(blockStart) {}
+
+  uint64_t begin(uint32_t c) const {
+    if (!blockStart_)
+      return chunkBegin(c, n_, chunks_);
+    const uint32_t b = c / perBlock_, i = c % perBlock_;
+    if (b * perBlock_ == chunks_) // one past the last chunk
+      return n_;
+    return blockStart_[b] + chunkBegin(i, blockStart_[b + 1] - blockStart_[b], perBlock_);
+  }
+  uint64_t size(uint32_t c) const { return begin(c + 1) - begin(c); }
+  uint64_t total() const { return n_; }
+  /// The largest chunk: what a tmp slot must hold.
+  uint64_t maxChunk() const;
+
+private:
+  uint64_t n_ = 0;
+  uint32_t chunks_ = 1, perBlock_ = 1;
+  const uint64_t *blockStart_ = nullptr;
+};
+
 /// The chunk held by slot `slot` of `rank`'s in / out buffer.
 uint32_t inChunkOf(const Shape &s, uint32_t rank, uint32_t slot);
 uint32_t outChunkOf(const Shape &s, uint32_t rank, uint32_t slot);

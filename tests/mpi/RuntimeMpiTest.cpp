@@ -29,6 +29,7 @@
 #include "compiler/Lower.h"
 #include "schedules/Generators.h"
 #include "tools/collc-bench/Workload.h"
+#include "tests/mpi/MpiSuite.h"
 
 #include <mpi.h>
 
@@ -45,94 +46,11 @@
 
 using namespace collc;
 using bench::Workload;
+using collc::mpitest::allocate;
+using collc::mpitest::Bytes;
+using collc::mpitest::Suite;
 
 namespace {
-
-// --- a tiny collective test harness ------------------------------------------------
-
-class Suite {
-public:
-  Suite() {
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank_);
-    MPI_Comm_size(MPI_COMM_WORLD, &size_);
-  }
-  int rank() const { return rank_; }
-  int size() const { return size_; }
-
-  /// Records a failed check on this rank when `cond` is false.
-  void expect(bool cond, const std::string &what) {
-    ++checks_;
-    if (!cond)
-      failures_.push_back(what);
-  }
-
-  /// Runs `body` on every rank; then rank 0 prints the failures of all ranks.
-  template <class F> void test(const char *name, F &&body) {
-    auto t0 = std::chrono::steady_clock::now();
-    failures_.clear();
-    checks_ = 0;
-    body();
-    double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0)
-                    .count();
-    report(name, ms);
-  }
-
-  /// The exit status, the same on every rank.
-  int finish() {
-    if (rank_ == 0)
-      std::printf("%d of %d tests failed (%d ranks)\n", failedTests_, tests_, size_);
-    return failedTests_ ? 1 : 0;
-  }
-
-private:
-  void report(const char *name, double ms) {
-    std::string mine;
-    for (const std::string &f : failures_)
-      mine += "  rank " + std::to_string(rank_) + ": " + f + "\n";
-    int len = int(mine.size());
-    std::vector<int> lens(static_cast<size_t>(size_)), offsets(static_cast<size_t>(size_));
-    MPI_Gather(&len, 1, MPI_INT, lens.data(), 1, MPI_INT, 0, MPI_COMM_WORLD);
-    std::string all;
-    if (rank_ == 0) {
-      int total = 0;
-      for (int r = 0; r < size_; ++r) {
-        offsets[size_t(r)] = total;
-        total += lens[size_t(r)];
-      }
-      all.resize(size_t(total));
-    }
-    MPI_Gatherv(mine.data(), len, MPI_CHAR, all.data(), lens.data(), offsets.data(), MPI_CHAR, 0,
-                MPI_COMM_WORLD);
-    long checks = checks_, totalChecks = 0;
-    MPI_Reduce(&checks, &totalChecks, 1, MPI_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
-    int failed = !all.empty(), anyFailed = 0;
-    MPI_Allreduce(&failed, &anyFailed, 1, MPI_INT, MPI_LOR, MPI_COMM_WORLD);
-    ++tests_;
-    failedTests_ += anyFailed ? 1 : 0;
-    if (rank_ != 0)
-      return;
-    std::printf("[%s] %-16s %8.0f ms  %7ld checks\n", anyFailed ? "FAIL" : " OK ", name, ms,
-                totalChecks);
-    // At most 40 lines: one bug usually fails many cases alike.
-    size_t at = 0;
-    int lines = 0;
-    while (at < all.size() && lines < 40) {
-      size_t nl = all.find('\n', at);
-      std::printf("%s\n", all.substr(at, nl - at).c_str());
-      at = nl + 1;
-      ++lines;
-    }
-    if (at < all.size())
-      std::printf("  ... and %zu more\n",
-                  size_t(std::count(all.begin() + long(at), all.end(), '\n')));
-    std::fflush(stdout);
-  }
-
-  int rank_ = 0, size_ = 1;
-  std::vector<std::string> failures_;
-  long checks_ = 0;
-  int tests_ = 0, failedTests_ = 0;
-};
 
 // --- plans and buffers ------------------------------------------------------------
 
@@ -161,15 +79,6 @@ std::vector<const sched::Algorithm *> reductions() {
     if (a.collective == ir::Collective::Allreduce || a.collective == ir::Collective::Reduce)
       out.push_back(&a);
   return out;
-}
-
-struct FreeDeleter {
-  void operator()(void *p) const { std::free(p); }
-};
-using Bytes = std::unique_ptr<char[], FreeDeleter>;
-
-Bytes allocate(size_t bytes) {
-  return Bytes(static_cast<char *>(std::aligned_alloc(64, (bytes + 63) / 64 * 64 + 64)));
 }
 
 int commRank(MPI_Comm c) {

@@ -17,7 +17,8 @@
  * operands in the order the plan names; anything else (non-contiguous types,
  * predefined operations on derived types, pairs MPI does not define) is
  * refused. MPI_IN_PLACE is accepted
- * where MPI allows it (allreduce: every rank; reduce: the root); if the plan
+ * where MPI allows it (allreduce: every rank; reduce: the root; see below for
+ * the others); if the plan
  * is not proven for in-place use, the input is first copied aside.
  *
  * Thread safety: calls on different communicators may run concurrently
@@ -70,6 +71,8 @@ typedef struct collc_plan_info {
   int commutative;     /* 1: only correct for commutative operations */
   int in_place;        /* 1: proven with MPI_IN_PLACE too */
   const char *algorithm; /* owned by the plan */
+  int verified;        /* 1: the file records a proof (collc compile without --no-verify) */
+  int identical;       /* 1: proven to give every rank the same bits (allreduce) */
 } collc_plan_info;
 
 /* Loading. The bytes are fully validated before anything can run. */
@@ -105,6 +108,56 @@ int collc_reduce_init(collc_plan plan, const void *sendbuf, void *recvbuf, MPI_C
                       MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm,
                       collc_request *request);
 int collc_start(collc_request request);
+
+/* The rest of the family, with MPI's arguments and meanings (MPI_IN_PLACE as
+ * each MPI function defines it). A reduce_scatter_block plan serves both
+ * reduce-scatters: with recvcounts, block r of its chunks holds recvcounts[r]
+ * elements. allgather: count is what each rank contributes (one datatype and
+ * count for send and receive). Each comes blocking, non-blocking (i...) and
+ * persistent (..._init), as allreduce does. */
+int collc_reduce_scatter_block(collc_plan plan, const void *sendbuf, void *recvbuf,
+                               MPI_Count recvcount, MPI_Datatype datatype, MPI_Op op,
+                               MPI_Comm comm);
+int collc_ireduce_scatter_block(collc_plan plan, const void *sendbuf, void *recvbuf,
+                                MPI_Count recvcount, MPI_Datatype datatype, MPI_Op op,
+                                MPI_Comm comm, collc_request *request);
+int collc_reduce_scatter_block_init(collc_plan plan, const void *sendbuf, void *recvbuf,
+                                    MPI_Count recvcount, MPI_Datatype datatype, MPI_Op op,
+                                    MPI_Comm comm, collc_request *request);
+int collc_reduce_scatter(collc_plan plan, const void *sendbuf, void *recvbuf,
+                         const MPI_Count recvcounts[], MPI_Datatype datatype, MPI_Op op,
+                         MPI_Comm comm);
+int collc_ireduce_scatter(collc_plan plan, const void *sendbuf, void *recvbuf,
+                          const MPI_Count recvcounts[], MPI_Datatype datatype, MPI_Op op,
+                          MPI_Comm comm, collc_request *request);
+int collc_reduce_scatter_init(collc_plan plan, const void *sendbuf, void *recvbuf,
+                              const MPI_Count recvcounts[], MPI_Datatype datatype, MPI_Op op,
+                              MPI_Comm comm, collc_request *request);
+int collc_scan(collc_plan plan, const void *sendbuf, void *recvbuf, MPI_Count count,
+               MPI_Datatype datatype, MPI_Op op, MPI_Comm comm);
+int collc_iscan(collc_plan plan, const void *sendbuf, void *recvbuf, MPI_Count count,
+                MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, collc_request *request);
+int collc_scan_init(collc_plan plan, const void *sendbuf, void *recvbuf, MPI_Count count,
+                    MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, collc_request *request);
+/* Rank 0's recvbuf is left as it was (MPI: undefined). */
+int collc_exscan(collc_plan plan, const void *sendbuf, void *recvbuf, MPI_Count count,
+                 MPI_Datatype datatype, MPI_Op op, MPI_Comm comm);
+int collc_iexscan(collc_plan plan, const void *sendbuf, void *recvbuf, MPI_Count count,
+                  MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, collc_request *request);
+int collc_exscan_init(collc_plan plan, const void *sendbuf, void *recvbuf, MPI_Count count,
+                      MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, collc_request *request);
+int collc_allgather(collc_plan plan, const void *sendbuf, void *recvbuf, MPI_Count count,
+                    MPI_Datatype datatype, MPI_Comm comm);
+int collc_iallgather(collc_plan plan, const void *sendbuf, void *recvbuf, MPI_Count count,
+                     MPI_Datatype datatype, MPI_Comm comm, collc_request *request);
+int collc_allgather_init(collc_plan plan, const void *sendbuf, void *recvbuf, MPI_Count count,
+                         MPI_Datatype datatype, MPI_Comm comm, collc_request *request);
+int collc_bcast(collc_plan plan, void *buffer, MPI_Count count, MPI_Datatype datatype, int root,
+                MPI_Comm comm);
+int collc_ibcast(collc_plan plan, void *buffer, MPI_Count count, MPI_Datatype datatype,
+                 int root, MPI_Comm comm, collc_request *request);
+int collc_bcast_init(collc_plan plan, void *buffer, MPI_Count count, MPI_Datatype datatype,
+                     int root, MPI_Comm comm, collc_request *request);
 
 /* *flag = 1 when the request's execution has finished. */
 int collc_test(collc_request *request, int *flag);
