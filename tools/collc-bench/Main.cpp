@@ -11,6 +11,7 @@
 // runtime and MPI only.
 #include "collc/collc.h"
 #include "runtime/interpose/Bundle.h"
+#include "tools/collc-bench/Calls.h"
 #include "tools/collc-bench/Workload.h"
 
 #include <mpi.h>
@@ -54,21 +55,35 @@ OPTIONS:
                    modulo 2^32 (datatype mat2x2_uint32, a contiguous datatype of 4
                    MPI_UINT32_T; a user op made with MPI_Op_create(commute = 0):
                    associative, not commutative). MPI must define OP on T.
-  --sizes LIST     message sizes in bytes, comma separated, with optional K, M, G
-                   suffixes (powers of 1024) (default 8,64K,1M). The element count
-                   is floor(size / element size); the bytes column is count times
-                   the element size. A size smaller than one element (but not 0)
+  --collective C   time every plan as the MPI call C: allreduce, reduce,
+                   reduce_scatter_block, reduce_scatter (evenly split recvcounts),
+                   scan, exscan, allgather or bcast (default: each plan's own
+                   collective; a reduce_scatter_block plan as
+                   MPI_Reduce_scatter_block). A plan for another collective gives a
+                   refused row.
+  --sizes LIST     vector sizes in bytes, comma separated, with optional K, M, G
+                   suffixes (powers of 1024) (default 8,64K,1M): the whole vector —
+                   allreduce, reduce, scan, exscan, bcast: the buffer; the
+                   reduce-scatters: each rank's input, of which it gets 1/P;
+                   allgather: the result, of which each rank gives 1/P. The element
+                   count is floor(size / element size) (rounded down to a multiple
+                   of P where blocks are per rank); the bytes column is what was
+                   run. A size smaller than one element (but not 0)
                    is an error, or with --all-pairs a refused row for that pair.
   --iters N        timed iterations per plan and size (default 20)
   --warmup N       untimed iterations before them (default 3)
-  --in-place       MPI_IN_PLACE (allreduce: every rank; reduce: the root); the
-                   input is restored before every call, outside the timed region
-  --persistent     time collc_allreduce_init/collc_reduce_init once, then
-                   collc_start + collc_wait per iteration, instead of the
-                   blocking collc_allreduce / collc_reduce
+  --in-place       MPI_IN_PLACE as each MPI call defines it (reduce: the root;
+                   bcast: ignored); the input is restored before every call,
+                   outside the timed region
+  --persistent     time the persistent form (collc_allreduce_init, ...) once,
+                   then collc_start + collc_wait per iteration, instead of the
+                   blocking call
   --check          after timing, run the plan once more on an output filled with
-                   0xa5 and compare it with the sequential fold x_0 o x_1 o ... o
-                   x_{P-1} in rank order, computed on every rank by a scalar model
+                   0xa5 and compare it with the collective's sequential model: the
+                   fold x_0 o x_1 o ... o x_{P-1} in rank order (scan: up to x_r,
+                   exscan: up to x_{r-1}; reduce-scatters: rank r's block of it),
+                   allgather's blocks, bcast's root input, computed on every rank
+                   by a scalar model
                    of the operation (neither collc's kernels nor MPI's) from inputs
                    each rank regenerates from (rank, index). The inputs make every
                    reduction order give the same bits (floating point: integers in
@@ -112,6 +127,8 @@ struct Options {
   int iters = 20, warmup = 3;
   bool inPlace = false, persistent = false, check = false, json = false, help = false;
   bool allPairs = false;
+  /// --collective: the MPI call every plan is timed as (else its own).
+  std::optional<collc::bench::CallKind> collective;
 };
 
 bool parseInt(const std::string &s, int &out) {
@@ -157,7 +174,8 @@ std::string parseArgs(int argc, char **argv, Options &o) {
     } else if (arg == "--all-pairs") {
       err = flag(o.allPairs);
     } else if (arg == "--plan" || arg == "--plan-dir" || arg == "--dtype" || arg == "--op" ||
-               arg == "--sizes" || arg == "--iters" || arg == "--warmup") {
+               arg == "--sizes" || arg == "--iters" || arg == "--warmup" ||
+               arg == "--collective") {
       if (!takeValue())
         return arg + " needs a value";
       if (arg == "--plan") {
@@ -166,6 +184,12 @@ std::string parseArgs(int argc, char **argv, Options &o) {
         o.planDirs.push_back(value);
       } else if (arg == "--dtype") {
         o.dtype = value;
+      } else if (arg == "--collective") {
+        o.collective = collc::bench::parseCallKind(value);
+        if (!o.collective)
+          return "--collective: unknown collective '" + value +
+                 "' (allreduce, reduce, reduce_scatter_block, reduce_scatter, scan, exscan, "
+                 "allgather, bcast)";
       } else if (arg == "--op") {
         o.op = value;
       } else if (arg == "--sizes") {
@@ -329,8 +353,10 @@ void printTableRow(const Row &r, const Workload &w) {
     ratio = text;
   }
   std::string plan = r.plan, alg = r.algorithm;
-  if (r.collective == "reduce")
-    alg = "reduce/" + alg + "@" + std::to_string(r.root);
+  if (r.collective == "reduce" || r.collective == "bcast")
+    alg = r.collective + "/" + alg + "@" + std::to_string(r.root);
+  else if (r.collective != "allreduce")
+    alg = r.collective + "/" + alg;
   std::printf(kTableFormat, plan.c_str(), alg.c_str(), std::to_string(r.ranks).c_str(),
               std::to_string(r.bytes).c_str(), w.typeName.c_str(), w.opName.c_str(),
               number(r.nativeUs, "-").c_str(), number(r.planUs, "-").c_str(), ratio.c_str(),
@@ -371,18 +397,7 @@ struct Bench {
   MPI_Comm comm = MPI_COMM_WORLD;
   int rank = 0, size = 1;
   std::map<size_t, double> memcpyUs; ///< per size, from rank 0
-  std::map<size_t, Bytes> references; ///< per count, for --check
   std::vector<collc_plan> plans;      ///< opt.plans, loaded
-
-  const char *referenceFor(size_t count) {
-    Bytes &ref = references[count];
-    if (!ref) {
-      ref = allocate(count * w.extent);
-      Bytes scratch = allocate(count * w.extent);
-      collc::bench::referenceFold(w, size, 0, ref.get(), scratch.get(), count);
-    }
-    return ref.get();
-  }
 
   Row run(collc_plan plan, const collc_plan_info &info, size_t requested, std::string name);
 };
@@ -396,11 +411,18 @@ struct Bench {
 
 Row Bench::run(collc_plan plan, const collc_plan_info &info, size_t requested,
                std::string name) {
+  using collc::bench::CallKind;
   Row row;
   row.plan = std::move(name);
-  row.collective = info.collective == COLLC_REDUCE      ? "reduce"
-                   : info.collective == COLLC_ALLREDUCE ? "allreduce"
-                                                        : "other";
+  // The MPI call: --collective, or the plan's own collective.
+  std::optional<CallKind> kind = opt.collective;
+  if (!kind)
+    for (CallKind k : collc::bench::allCallKinds)
+      if (collc::bench::planCollective(k) == info.collective && k != CallKind::ReduceScatter) {
+        kind = k;
+        break;
+      }
+  row.collective = kind ? collc::bench::name(*kind) : "?";
   row.algorithm = info.algorithm;
   row.ranks = info.ranks;
   row.root = info.root;
@@ -413,36 +435,23 @@ Row Bench::run(collc_plan plan, const collc_plan_info &info, size_t requested,
     row.refused = true;
     return row;
   }
-  if (info.collective != COLLC_ALLREDUCE && info.collective != COLLC_REDUCE) {
-    row.error = "collc-bench times allreduce and reduce plans";
+  if (!kind || collc::bench::planCollective(*kind) != info.collective) {
+    row.error = "the plan is not for " + row.collective;
     row.refused = true;
     return row;
   }
   if (count > size_t(INT_MAX)) {
-    row.error = "the element count exceeds the int counts of MPI_Allreduce";
+    row.error = "the element count exceeds the int counts of MPI's collectives";
     return row;
   }
-  const bool isReduce = info.collective == COLLC_REDUCE;
-  const int root = info.root;
-  const bool hasOut = !isReduce || rank == root;
-  const size_t bytes = count * w.extent;
-  Bytes in = allocate(bytes), out = allocate(bytes);
-  collc::bench::fillInput(w, rank, 0, in.get(), count);
-  const bool inPlace = opt.inPlace && hasOut;
-  const void *sendArg = inPlace ? MPI_IN_PLACE : in.get();
-  void *recvArg = out.get();
-  auto refill = [&] {
-    if (inPlace)
-      std::memcpy(out.get(), in.get(), bytes);
-  };
+  collc::bench::Call call(*kind, w, comm, count, opt.inPlace, info.root);
+  row.bytes = call.elements() * w.extent;
+  call.prepare(0);
 
   // Whether the plan serves this call, decided before anything is sent: the
   // checks are local and the same on every rank, and agree() makes sure.
   collc_request req = COLLC_REQUEST_NULL;
-  int rc = isReduce ? collc_reduce_init(plan, sendArg, recvArg, MPI_Count(count), w.type, w.op,
-                                        root, comm, &req)
-                    : collc_allreduce_init(plan, sendArg, recvArg, MPI_Count(count), w.type,
-                                           w.op, comm, &req);
+  int rc = call.collc(plan, 2, &req);
   std::string message = rc ? std::string(collc_strerror(rc)) + ": " + collc_error_message() : "";
   if (int agreed = agree(rc, message, comm); agreed != 0) {
     if (req != COLLC_REQUEST_NULL)
@@ -456,10 +465,13 @@ Row Bench::run(collc_plan plan, const collc_plan_info &info, size_t requested,
   if (!opt.persistent)
     collc_request_free(&req);
 
+  // In place, every call needs its input back (outside the timed region).
+  auto refill = [&] {
+    if (opt.inPlace)
+      call.prepare(0);
+  };
   auto native = [&] {
-    int m = isReduce ? MPI_Reduce(sendArg, recvArg, int(count), w.type, w.op, root, comm)
-                     : MPI_Allreduce(sendArg, recvArg, int(count), w.type, w.op, comm);
-    if (m != MPI_SUCCESS)
+    if (call.native() != MPI_SUCCESS)
       MPI_Abort(comm, 1);
   };
   auto viaPlan = [&] {
@@ -469,10 +481,7 @@ Row Bench::run(collc_plan plan, const collc_plan_info &info, size_t requested,
       if (r == COLLC_SUCCESS)
         r = collc_wait(&req);
     } else {
-      r = isReduce ? collc_reduce(plan, sendArg, recvArg, MPI_Count(count), w.type, w.op, root,
-                                  comm)
-                   : collc_allreduce(plan, sendArg, recvArg, MPI_Count(count), w.type, w.op,
-                                     comm);
+      r = call.collc(plan, 0, nullptr);
     }
     if (r != COLLC_SUCCESS)
       abortWith(info.algorithm, r);
@@ -504,24 +513,13 @@ Row Bench::run(collc_plan plan, const collc_plan_info &info, size_t requested,
   row.planUs = median(maxPlan) * 1e6;
 
   if (opt.check) {
-    const char *want = hasOut ? referenceFor(count) : nullptr;
-    // One more call on an output filled with 0xa5; every rank learns the
-    // first wrong rank's first wrong element.
-    auto verdict = [&](auto &&call, std::string &what) -> bool {
-      std::memset(out.get(), 0xa5, bytes);
-      refill();
-      call();
-      int bad = 0;
-      if (hasOut) {
-        size_t at = collc::bench::firstMismatch(w, out.get(), want, count);
-        if (at != count) {
-          bad = 1;
-          what = "rank " + std::to_string(rank) + " element " + std::to_string(at) + ": got " +
-                 collc::bench::formatElement(w, out.get(), at) + ", expected " +
-                 collc::bench::formatElement(w, want, at);
-        }
-      }
-      return agree(bad, what, comm) == 0;
+    // One more call on a poisoned output; every rank learns the first wrong
+    // rank's first wrong element.
+    auto verdict = [&](auto &&run, std::string &what) -> bool {
+      call.prepare(1);
+      run();
+      what = call.check(1);
+      return agree(what.empty() ? 0 : 1, what, comm) == 0;
     };
     std::string planWhat, nativeWhat;
     row.ok = verdict(viaPlan, planWhat);
@@ -529,9 +527,9 @@ Row Bench::run(collc_plan plan, const collc_plan_info &info, size_t requested,
       row.error = "wrong result: " + planWhat;
     if (!verdict(native, nativeWhat) && rank == 0)
       std::fprintf(stderr,
-                   "collc-bench: note: %s: native MPI's result is not the exact fold (%s %s, "
+                   "collc-bench: note: %s: native MPI's result is not the exact one (%s %s, "
                    "%zu bytes): %s\n",
-                   row.plan.c_str(), w.opName.c_str(), w.typeName.c_str(), bytes,
+                   row.plan.c_str(), w.opName.c_str(), w.typeName.c_str(), row.bytes,
                    nativeWhat.c_str());
   }
   if (req != COLLC_REQUEST_NULL)
@@ -655,7 +653,6 @@ int benchMain(int argc, char **argv) {
   bool allOk = true;
   for (const Workload &w : workloads) {
     b.w = w;
-    b.references.clear(); // the reference folds are per workload
     allOk = runWorkload(b) && allOk;
   }
   for (collc_plan &p : b.plans)
