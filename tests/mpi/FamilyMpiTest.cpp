@@ -12,6 +12,7 @@
 // recvcounts with zeros; operations include the non-commutative matrix
 // product (order-preserving plans only; the ring reduce-scatter refuses it).
 #include "collc/collc.h"
+#include "collc/collc.hpp"
 #include "compiler/Lower.h"
 #include "compiler/Prove.h"
 #include "compiler/passes/Pipeline.h"
@@ -162,6 +163,33 @@ void refusals(Suite &s) {
              COLLC_ERR_SHAPE, "a reduce-scatter plan for bcast");
 }
 
+/// The C++ wrapper's family calls: a scan blocking and through request().
+void cppWrapper(Suite &s) {
+  const uint32_t p = uint32_t(s.size());
+  ir::Plan chain = testplans::chainScan(p, false);
+  std::vector<uint8_t> bytes = compiler::lower(chain, compiler::proveStrongest(chain).proof);
+  collc::Plan plan = collc::Plan::fromMemory(bytes.data(), bytes.size());
+  std::vector<int64_t> in(5), out(5, -1);
+  for (size_t i = 0; i < in.size(); ++i)
+    in[i] = int64_t(s.rank() * 10 + int(i));
+  auto expected = [&](size_t i) {
+    int64_t sum = 0;
+    for (int r = 0; r <= s.rank(); ++r)
+      sum += r * 10 + int64_t(i);
+    return sum;
+  };
+  plan.scan(in.data(), out.data(), 5, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
+  for (size_t i = 0; i < in.size(); ++i)
+    s.expect(out[i] == expected(i), "Plan::scan element " + std::to_string(i));
+  std::fill(out.begin(), out.end(), -1);
+  collc::Request req = plan.request([&](collc_plan pl, collc_request *r) {
+    return collc_iscan(pl, in.data(), out.data(), 5, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD, r);
+  });
+  req.wait();
+  for (size_t i = 0; i < in.size(); ++i)
+    s.expect(out[i] == expected(i), "Plan::request(collc_iscan) element " + std::to_string(i));
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
@@ -173,6 +201,7 @@ int main(int argc, char **argv) {
       std::printf("collc family suite on %d ranks\n", s.size());
     s.test("family", [&] { family(s); });
     s.test("refusals", [&] { refusals(s); });
+    s.test("cpp_wrapper", [&] { cppWrapper(s); });
     status = s.finish();
   }
   bench::freeMatrixWorkload();

@@ -121,6 +121,40 @@ public:
     check(collc_reduce_init(p_, send, recv, n, t, op, root, comm, &r));
     return Request(r);
   }
+  // The rest of the family: blocking, then start/init returning a Request.
+  void reduceScatterBlock(const void *send, void *recv, MPI_Count recvcount, MPI_Datatype t,
+                          MPI_Op op, MPI_Comm comm) const {
+    check(collc_reduce_scatter_block(p_, send, recv, recvcount, t, op, comm));
+  }
+  void reduceScatter(const void *send, void *recv, const MPI_Count recvcounts[], MPI_Datatype t,
+                     MPI_Op op, MPI_Comm comm) const {
+    check(collc_reduce_scatter(p_, send, recv, recvcounts, t, op, comm));
+  }
+  void scan(const void *send, void *recv, MPI_Count n, MPI_Datatype t, MPI_Op op,
+            MPI_Comm comm) const {
+    check(collc_scan(p_, send, recv, n, t, op, comm));
+  }
+  void exscan(const void *send, void *recv, MPI_Count n, MPI_Datatype t, MPI_Op op,
+              MPI_Comm comm) const {
+    check(collc_exscan(p_, send, recv, n, t, op, comm));
+  }
+  void allgather(const void *send, void *recv, MPI_Count n, MPI_Datatype t,
+                 MPI_Comm comm) const {
+    check(collc_allgather(p_, send, recv, n, t, comm));
+  }
+  void bcast(void *buffer, MPI_Count n, MPI_Datatype t, int root, MPI_Comm comm) const {
+    check(collc_bcast(p_, buffer, n, t, root, comm));
+  }
+  /// The non-blocking or persistent form of a family call:
+  /// `call(plan, &request)` is any collc_i* or collc_*_init call bound to its
+  /// arguments, e.g. [&](collc_plan p, collc_request *r) { return
+  /// collc_iscan(p, in, out, n, MPI_DOUBLE, MPI_SUM, comm, r); }.
+  template <class F> Request request(F &&call) const {
+    collc_request r;
+    check(call(p_, &r));
+    return Request(r);
+  }
+
   collc_plan get() const { return p_; }
   /// Gives up ownership: the caller frees the plan with collc_plan_free.
   collc_plan release() { return std::exchange(p_, COLLC_PLAN_NULL); }
