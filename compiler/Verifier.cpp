@@ -54,13 +54,17 @@ llvm::StringRef name(DiagClass c) {
 }
 
 void print(const Diagnostic &d, llvm::raw_ostream &os) {
-  if (d.rank && d.op)
-    os << "rank " << *d.rank << ", op " << *d.op << " (" << d.opText << ")";
-  else if (d.rank && d.slots)
-    os << "rank " << *d.rank << ", " << ir::describe(*d.slots);
-  else if (d.rank)
+  if (!d.location.empty())
+    os << d.location << ": ";
+  if (d.rank) {
     os << "rank " << *d.rank;
-  else if (d.chunk)
+    if (!d.context.empty())
+      os << " (" << d.context << ")";
+    if (d.op)
+      os << ", op " << *d.op << " (" << d.opText << ")";
+    else if (d.slots)
+      os << ", " << ir::describe(*d.slots);
+  } else if (d.chunk)
     os << "chunk " << *d.chunk;
   else
     os << "plan";
@@ -87,7 +91,14 @@ void printStats(const PlanStats &s, llvm::raw_ostream &os) {
 }
 
 VerifyResult verify(const ir::Plan &plan, const VerifyOptions &opts) {
-  return detail::Verifier(plan, opts).run();
+  VerifyResult result = detail::Verifier(plan, opts).run();
+  if (!plan.source.empty())
+    for (Diagnostic &d : result.diagnostics)
+      if (d.rank && d.op && *d.rank < plan.programs.size() &&
+          *d.op < plan.programs[*d.rank].ops.size())
+        if (uint32_t line = plan.programs[*d.rank].ops[*d.op].loc.line)
+          d.location = plan.source + ":" + std::to_string(line);
+  return result;
 }
 
 namespace detail {

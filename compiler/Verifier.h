@@ -35,9 +35,17 @@ struct Diagnostic {
   std::string expected;          ///< symbolic value expected, if any
   std::string message;           ///< the rest of the explanation
   bool inPlace = false;          ///< found with in and out aliased
+  /// Where the op was written, "ring.calgo:14", when the plan knows
+  /// (Plan::source and the op's SourceLine; filled in by verify()).
+  std::string location;
+  /// What the author's program was doing when it emitted the op, "s = 1"
+  /// (filled in by the language front end, lang::explain).
+  std::string context;
 };
 
-/// Prints `rank 2, op 5 (recv_reduce out[1] from 1): order: <message>`.
+/// Prints `rank 2, op 5 (recv_reduce out[1] from 1): order: <message>`, with
+/// `ring.calgo:14: ` in front when the location is known and ` (s = 1)` after
+/// the rank when the context is.
 void print(const Diagnostic &d, llvm::raw_ostream &os);
 std::string toString(const Diagnostic &d);
 

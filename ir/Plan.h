@@ -81,6 +81,15 @@ inline Slots in(uint32_t chunk, uint32_t count = 1) { return {Buffer::In, chunk,
 inline Slots out(uint32_t chunk, uint32_t count = 1) { return {Buffer::Out, chunk, count}; }
 inline Slots tmp(uint32_t chunk, uint32_t count = 1) { return {Buffer::Tmp, chunk, count}; }
 
+/// Where an op was written: a 1-based line of its plan's source file
+/// (Plan::source), 0 when unknown. A location is not part of what a plan
+/// means, so any two compare equal: a plan instantiated from an algorithm
+/// file, read from YAML or built in C++ compares by its ops alone.
+struct SourceLine {
+  uint32_t line = 0;
+  friend bool operator==(SourceLine, SourceLine) { return true; }
+};
+
 /// One op of a rank's program. Fields an op kind does not use (ir/Ops.def)
 /// keep their default values, so == compares what a plan means.
 struct Op {
@@ -104,6 +113,7 @@ struct Op {
   bool hasDst = false;
   Buffer dst = Buffer::Out;
   uint32_t dstChunk = 0;
+  SourceLine loc; ///< the line that emitted the op (ignored by ==)
 
   Slots slots() const { return {buf, chunk, count}; }
   Slots srcSlots() const { return {src, srcChunk, count}; }
@@ -123,9 +133,15 @@ struct Plan {
   Shape shape;
   std::string algorithm;
   llvm::SmallVector<Program, 0> programs;
+  /// The file the plan was read or instantiated from, naming the ops'
+  /// SourceLine in diagnostics ("ring.calgo"); empty when unknown. Like the
+  /// lines, not part of ==.
+  std::string source;
 
   size_t numOps() const;
-  bool operator==(const Plan &) const = default;
+  bool operator==(const Plan &o) const {
+    return shape == o.shape && algorithm == o.algorithm && programs == o.programs;
+  }
 };
 
 /// The peer as written: negative for the values a negative `to`/`from` gives.

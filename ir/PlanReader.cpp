@@ -201,6 +201,7 @@ void Reader::readOp(Node n, const Shape &shape, uint32_t rank,
 
   Op op;
   op.kind = *kind;
+  op.loc.line = n.hasMark() ? uint32_t(n.line() + 1) : 0;
   if (has("step") && has("after"))
     syntax(fields.key("after"), "an op takes at most one of 'step' and 'after'");
   if (has("step")) {
@@ -278,6 +279,7 @@ Plan Reader::read(Node root) {
   }
 
   Plan plan;
+  plan.source = file_;
   Shape &shape = plan.shape;
   const Node coll = need("collective");
   llvm::StringRef collText = scalar(coll, "collective");
