@@ -1,15 +1,22 @@
-// schedules/Generators.h: the algorithm generators and their registry.
+// schedules/Generators.h: the algorithm library and its registry.
 //
-// A generator is a pure function of (ranks, root, options) that returns a
-// well-formed ir::Plan; it never touches MPI. Each one's source file opens
-// with the algorithm in prose and its α/β/γ cost (α latency per message, β
-// time per byte moved, γ time per byte reduced, n bytes per rank).
+// Every algorithm is a file of schedules/ in the algorithm language
+// (docs/language.md), compiled into the binary as text and parsed the first
+// time the registry is used. A generator is the file instantiated for a
+// shape: a pure function of (ranks, root, parameters) returning a
+// well-formed ir::Plan; it never touches MPI. Each file opens with the
+// algorithm in prose and its α/β/γ cost.
 #ifndef COLLC_SCHEDULES_GENERATORS_H
 #define COLLC_SCHEDULES_GENERATORS_H
 
+#include "compiler/lang/Ast.h"
 #include "ir/Plan.h"
 
 #include "llvm/Support/Error.h"
+
+#include <string>
+#include <utility>
+#include <vector>
 
 namespace collc::sched {
 
@@ -22,15 +29,13 @@ inline constexpr uint64_t defaultMaxOps = uint64_t(1) << 24;
 struct GenOptions {
   uint32_t ranks = 1;
   uint32_t root = 0; ///< reduce only
+  /// Values for the file's `param`s (the rest keep their defaults).
+  std::vector<std::pair<std::string, int64_t>> params;
   /// A plan with more ops is refused (generate returns an error).
   uint64_t maxOps = defaultMaxOps;
 };
 
-/// Signature of a generator. Preconditions (checked by `generate`):
-/// ranks >= 1, root < ranks.
-using GeneratorFn = ir::Plan (*)(const GenOptions &);
-
-/// A registered algorithm.
+/// An algorithm of the library.
 struct Algorithm {
   llvm::StringRef name;
   ir::Collective collective;
@@ -40,30 +45,29 @@ struct Algorithm {
   bool inPlace;
   /// One line for `collc list`.
   llvm::StringRef summary;
-  GeneratorFn build;
+  /// The algorithm file: its name ("ring.calgo") and parsed form.
+  llvm::StringRef file;
+  const lang::Module *module;
+
+  /// Whether the file's `require` lines accept `o` (e.g. a power of two).
+  /// False also when `o` is not a valid shape for the algorithm.
+  bool accepts(const GenOptions &o) const;
+  /// The plan. Precondition: accepts(o).
+  ir::Plan build(const GenOptions &o) const;
 };
 
-/// Every registered algorithm, grouped by collective, in a fixed order.
+/// Every algorithm of the library, grouped by collective, in a fixed order.
 llvm::ArrayRef<Algorithm> algorithms();
 
 /// The algorithm `name` for collective `c`, or nullptr.
 const Algorithm *findAlgorithm(ir::Collective c, llvm::StringRef name);
 
-/// Validates `opts` and runs the generator; a plan of more than opts.maxOps
-/// ops is an error, returned as soon as the generator gets there.
+/// Validates `opts` and instantiates the algorithm (errors name the file,
+/// line and values, docs/language.md "Errors"); a plan of more than
+/// opts.maxOps ops is an error, returned as soon as the instantiation gets
+/// there.
 llvm::Expected<ir::Plan> generate(ir::Collective c, llvm::StringRef name,
                                   const GenOptions &opts);
-
-// --- the generators ----------------------------------------------------------
-
-ir::Plan buildAllreduceBinaryTree(const GenOptions &o);
-ir::Plan buildAllreduceRecursiveDoubling(const GenOptions &o);
-ir::Plan buildAllreduceRabenseifner(const GenOptions &o);
-ir::Plan buildAllreduceBinaryBlocks(const GenOptions &o);
-ir::Plan buildAllreduceRing(const GenOptions &o);
-ir::Plan buildReduceBinomial(const GenOptions &o);
-ir::Plan buildReduceBinaryTree(const GenOptions &o);
-ir::Plan buildReduceRabenseifner(const GenOptions &o);
 
 } // namespace collc::sched
 

@@ -107,7 +107,7 @@ TEST(GeneratorProof, RejectsRingForNonCommutativeOps) {
     o.ranks = p;
     compiler::VerifyOptions vo;
     vo.noncommutative = true;
-    compiler::VerifyResult r = compiler::verify(sched::buildAllreduceRing(o), vo);
+    compiler::VerifyResult r = compiler::verify(sched::findAlgorithm(ir::Collective::Allreduce, "ring")->build(o), vo);
     ASSERT_FALSE(r.proven()) << p;
     for (const compiler::Diagnostic &d : r.diagnostics)
       EXPECT_EQ(d.cls, compiler::DiagClass::Order) << compiler::toString(d);

@@ -1,4 +1,4 @@
-// schedules/AllreduceBinaryBlocks.cpp: Rabenseifner's binary-blocks allreduce.
+// tests/oracle/AllreduceBinaryBlocks.cpp: Rabenseifner's binary-blocks allreduce.
 //
 // The binary-blocks algorithm works as follows. Write p as a sum of distinct
 // powers of two, 2^k1 > 2^k2 > ... > 2^km, and cut the ranks into consecutive
@@ -28,15 +28,15 @@
 // vector to the large block and back) — the imbalance Rabenseifner's paper
 // discusses. Blocks pair ranks at large distances first, so partial results
 // are not contiguous rank intervals: the plan needs a commutative operation.
-#include "schedules/Generators.h"
-#include "schedules/Patterns.h"
+#include "tests/oracle/Oracle.h"
+#include "tests/oracle/Patterns.h"
 
 #include "ir/PlanBuilder.h"
 
 #include <algorithm>
 #include <cassert>
 
-namespace collc::sched {
+namespace collc::oracle {
 
 namespace {
 /// A block of consecutive ranks [first, first + size), size a power of two.
@@ -141,4 +141,4 @@ ir::Plan buildAllreduceBinaryBlocks(const GenOptions &o) {
   return b.take();
 }
 
-} // namespace collc::sched
+} // namespace collc::oracle

@@ -1,4 +1,4 @@
-// schedules/AllreduceBinaryTree.cpp: the order-preserving binary-tree allreduce.
+// tests/oracle/AllreduceBinaryTree.cpp: the order-preserving binary-tree allreduce.
 //
 // The binary-tree algorithm works as follows. The ranks form a pre-order
 // binary tree over [0, p): the node for the interval [lo, hi) is rank lo, its
@@ -17,12 +17,12 @@
 // reduction (two receives per level) plus h(α + 2nβ) for the broadcast (two
 // sends per level). Only rank 0 ever holds the full result before the
 // broadcast and half the ranks idle at every level, so it suits short vectors.
-#include "schedules/Generators.h"
-#include "schedules/Patterns.h"
+#include "tests/oracle/Oracle.h"
+#include "tests/oracle/Patterns.h"
 
 #include "ir/PlanBuilder.h"
 
-namespace collc::sched {
+namespace collc::oracle {
 
 ir::Plan buildAllreduceBinaryTree(const GenOptions &o) {
   const uint32_t p = o.ranks;
@@ -46,4 +46,4 @@ ir::Plan buildAllreduceBinaryTree(const GenOptions &o) {
   return b.take();
 }
 
-} // namespace collc::sched
+} // namespace collc::oracle

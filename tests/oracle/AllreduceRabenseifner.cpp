@@ -1,4 +1,4 @@
-// schedules/AllreduceRabenseifner.cpp: Rabenseifner's allreduce (MPICH's).
+// tests/oracle/AllreduceRabenseifner.cpp: Rabenseifner's allreduce (MPICH's).
 //
 // Rabenseifner's algorithm works as follows (as MPICH's allreduce does it).
 // With p' = 2^floor(lg p) and r = p - p', the vector is cut into
@@ -26,12 +26,12 @@
 // declares it for commutative ones only). The verifier proves that for every
 // p the tests sweep (GeneratorProperties), rather than this comment
 // promising it.
-#include "schedules/Generators.h"
-#include "schedules/Patterns.h"
+#include "tests/oracle/Oracle.h"
+#include "tests/oracle/Patterns.h"
 
 #include "ir/PlanBuilder.h"
 
-namespace collc::sched {
+namespace collc::oracle {
 
 ir::Plan buildAllreduceRabenseifner(const GenOptions &o) {
   const uint32_t p = o.ranks;
@@ -63,4 +63,4 @@ ir::Plan buildAllreduceRabenseifner(const GenOptions &o) {
   return b.take();
 }
 
-} // namespace collc::sched
+} // namespace collc::oracle

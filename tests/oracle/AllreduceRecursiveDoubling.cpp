@@ -1,4 +1,4 @@
-// schedules/AllreduceRecursiveDoubling.cpp: the recursive-doubling allreduce.
+// tests/oracle/AllreduceRecursiveDoubling.cpp: the recursive-doubling allreduce.
 //
 // The recursive-doubling algorithm works as follows. With p' = 2^floor(lg p)
 // and r = p - p', the ranks first fold onto p' (as MPICH and Open MPI do):
@@ -19,12 +19,12 @@
 // Cost: lg p'(α + nβ + nγ) for a power of two; the fold adds 2(α + nβ) + nγ
 // when p is not one. Every message carries the whole vector, so it suits very
 // short vectors, where latency dominates.
-#include "schedules/Generators.h"
-#include "schedules/Patterns.h"
+#include "tests/oracle/Oracle.h"
+#include "tests/oracle/Patterns.h"
 
 #include "ir/PlanBuilder.h"
 
-namespace collc::sched {
+namespace collc::oracle {
 
 ir::Plan buildAllreduceRecursiveDoubling(const GenOptions &o) {
   const uint32_t p = o.ranks;
@@ -59,4 +59,4 @@ ir::Plan buildAllreduceRecursiveDoubling(const GenOptions &o) {
   return b.take();
 }
 
-} // namespace collc::sched
+} // namespace collc::oracle

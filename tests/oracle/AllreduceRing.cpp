@@ -1,4 +1,4 @@
-// schedules/AllreduceRing.cpp: the ring allreduce.
+// tests/oracle/AllreduceRing.cpp: the ring allreduce.
 //
 // The ring algorithm works as follows. The vector is cut into p chunks and the
 // ranks form a ring, each sending to its right neighbour r+1 and receiving
@@ -15,11 +15,11 @@
 // latency term grows linearly in p, so it suits long vectors on few ranks.
 // The partial sums wrap around the ring, so the rank order of the operands is
 // not canonical: the plan needs a commutative operation.
-#include "schedules/Generators.h"
+#include "tests/oracle/Oracle.h"
 
 #include "ir/PlanBuilder.h"
 
-namespace collc::sched {
+namespace collc::oracle {
 
 ir::Plan buildAllreduceRing(const GenOptions &o) {
   const uint32_t p = o.ranks;
@@ -52,4 +52,4 @@ ir::Plan buildAllreduceRing(const GenOptions &o) {
   return b.take();
 }
 
-} // namespace collc::sched
+} // namespace collc::oracle

@@ -1,12 +1,12 @@
-// schedules/Patterns.cpp: the shared fold, halving/doubling and tree patterns.
-#include "schedules/Patterns.h"
+// tests/oracle/Patterns.cpp: the shared fold, halving/doubling and tree patterns.
+#include "tests/oracle/Patterns.h"
 
 #include "llvm/Support/MathExtras.h"
 
 #include <algorithm>
 #include <cassert>
 
-namespace collc::sched {
+namespace collc::oracle {
 
 ChunkRange joinAdjacent(ChunkRange a, ChunkRange b) {
   assert((a.end() == b.begin || b.end() == a.begin) && "ranges are not adjacent");
@@ -191,4 +191,4 @@ void preorderBcast(ir::PlanBuilder &b, RankInterval t, uint32_t firstStep) {
   }
 }
 
-} // namespace collc::sched
+} // namespace collc::oracle

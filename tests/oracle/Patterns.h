@@ -1,4 +1,4 @@
-// schedules/Patterns.h: communication patterns several generators share.
+// tests/oracle/Patterns.h: communication patterns several generators share.
 //
 // This header holds more than one class on purpose: the even/odd fold to a
 // power of two, recursive halving and doubling over a group of ranks, and the
@@ -8,8 +8,8 @@
 // Every helper emits barrier-style ops (ir::PlanBuilder steps) whose sends
 // and receives pair up within one step, so a plan assembled from them is
 // deadlock-free with unbuffered sends.
-#ifndef COLLC_SCHEDULES_PATTERNS_H
-#define COLLC_SCHEDULES_PATTERNS_H
+#ifndef COLLC_TESTS_ORACLE_PATTERNS_H
+#define COLLC_TESTS_ORACLE_PATTERNS_H
 
 #include "ir/PlanBuilder.h"
 
@@ -18,7 +18,7 @@
 #include <optional>
 #include <vector>
 
-namespace collc::sched {
+namespace collc::oracle {
 
 /// A range of consecutive vector chunks [begin, begin + size).
 struct ChunkRange {
@@ -150,6 +150,6 @@ void preorderReduce(ir::PlanBuilder &b, RankInterval t, std::optional<uint32_t> 
 /// forwards it one step later.
 void preorderBcast(ir::PlanBuilder &b, RankInterval t, uint32_t firstStep);
 
-} // namespace collc::sched
+} // namespace collc::oracle
 
-#endif // COLLC_SCHEDULES_PATTERNS_H
+#endif // COLLC_TESTS_ORACLE_PATTERNS_H

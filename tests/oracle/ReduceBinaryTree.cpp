@@ -1,4 +1,4 @@
-// schedules/ReduceBinaryTree.cpp: the order-preserving binary-tree reduce.
+// tests/oracle/ReduceBinaryTree.cpp: the order-preserving binary-tree reduce.
 //
 // The binary-tree algorithm works as follows. For root 0 the ranks form the
 // pre-order binary tree over [0, p) (see AllreduceBinaryTree.cpp): the node
@@ -17,14 +17,14 @@
 // Cost: about 2 floor(lg p)(α + nβ + nγ) — two receives per tree level, each
 // a whole vector; half the ranks idle at every level, so it suits short
 // vectors.
-#include "schedules/Generators.h"
-#include "schedules/Patterns.h"
+#include "tests/oracle/Oracle.h"
+#include "tests/oracle/Patterns.h"
 
 #include "ir/PlanBuilder.h"
 
 #include <algorithm>
 
-namespace collc::sched {
+namespace collc::oracle {
 
 ir::Plan buildReduceBinaryTree(const GenOptions &o) {
   const uint32_t p = o.ranks, root = o.root;
@@ -82,4 +82,4 @@ ir::Plan buildReduceBinaryTree(const GenOptions &o) {
   return b.take();
 }
 
-} // namespace collc::sched
+} // namespace collc::oracle

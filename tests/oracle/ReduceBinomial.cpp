@@ -1,4 +1,4 @@
-// schedules/ReduceBinomial.cpp: the order-preserving binomial-tree reduce.
+// tests/oracle/ReduceBinomial.cpp: the order-preserving binomial-tree reduce.
 //
 // The binomial algorithm works as follows. The reduction runs towards rank 0
 // in rounds mask = 1, 2, 4, ...: a rank whose lowest set bit is `mask` sends
@@ -13,11 +13,11 @@
 // in tmp (it has no out buffer).
 //
 // Cost: ceil(lg p)(α + nβ + nγ), plus α + nβ when the root is not rank 0.
-#include "schedules/Generators.h"
+#include "tests/oracle/Oracle.h"
 
 #include "ir/PlanBuilder.h"
 
-namespace collc::sched {
+namespace collc::oracle {
 
 ir::Plan buildReduceBinomial(const GenOptions &o) {
   const uint32_t p = o.ranks, root = o.root;
@@ -56,4 +56,4 @@ ir::Plan buildReduceBinomial(const GenOptions &o) {
   return b.take();
 }
 
-} // namespace collc::sched
+} // namespace collc::oracle

@@ -1,4 +1,4 @@
-// schedules/ReduceRabenseifner.cpp: Rabenseifner's reduce (MPICH's reduce_scatter_gather).
+// tests/oracle/ReduceRabenseifner.cpp: Rabenseifner's reduce (MPICH's reduce_scatter_gather).
 //
 // Rabenseifner's reduce works as follows. With p' = 2^floor(lg p) and
 // r = p - p', the vector is cut into p' chunks. The ranks fold onto p' as in
@@ -22,12 +22,12 @@
 // out α + nβ more. Its combinations are canonical as in the allreduce, so the
 // plan is correct for any associative operation (proven by the tests for
 // every p they sweep, all roots; MPICH declares it for commutative ones).
-#include "schedules/Generators.h"
-#include "schedules/Patterns.h"
+#include "tests/oracle/Oracle.h"
+#include "tests/oracle/Patterns.h"
 
 #include "ir/PlanBuilder.h"
 
-namespace collc::sched {
+namespace collc::oracle {
 
 ir::Plan buildReduceRabenseifner(const GenOptions &o) {
   const uint32_t p = o.ranks, root = o.root;
@@ -81,4 +81,4 @@ ir::Plan buildReduceRabenseifner(const GenOptions &o) {
   return b.take();
 }
 
-} // namespace collc::sched
+} // namespace collc::oracle

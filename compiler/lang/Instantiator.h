@@ -1,0 +1,63 @@
+// compiler/lang/Instantiator.h: runs an algorithm file for a shape, giving a plan.
+//
+// The body is written from the view of one rank r of p. Instantiating runs
+// it once per rank, r = 0..p-1, each run appending that rank's ops to its
+// program; `instantiateRank` runs it for one rank alone, in time proportional
+// to what that rank's run does. Both give the same program for a rank: they
+// are the same code (Instantiator.cpp, RankRun).
+//
+// An instantiation refuses, with the source position and the values of r, p,
+// the parameters and the loop variables at that moment:
+//  - a failed `require` (and a p, root or parameter that makes no sense);
+//  - an expression with no value: division or modulo by zero, overflow of
+//    64-bit integers, a negative exponent or shift, a builtin outside its
+//    domain, recursion deeper than 256 calls;
+//  - an op that does not fit the shape: a peer outside 0..p-1 or the rank
+//    itself, an empty or negative slot range, ranges of different sizes, a
+//    buffer the rank does not have or a slot past its end (ir::checkOp), a
+//    step lower than the rank's previous op's, an `after` index that is not
+//    an earlier op;
+//  - a run past its budget of evaluation steps or ops (an endless loop).
+#ifndef COLLC_COMPILER_LANG_INSTANTIATOR_H
+#define COLLC_COMPILER_LANG_INSTANTIATOR_H
+
+#include "compiler/lang/Ast.h"
+
+#include <utility>
+
+namespace collc::lang {
+
+struct InstantiateOptions {
+  uint32_t ranks = 1;
+  uint32_t root = 0; ///< collectives with a root only
+  /// Parameter values that replace their defaults (`--set k=4`).
+  std::vector<std::pair<std::string, int64_t>> params;
+  /// Budget of statements, loop iterations and calls for one instantiation.
+  uint64_t fuel = uint64_t(1) << 36;
+  /// Most ops one instantiation may emit, over all ranks.
+  uint64_t maxOps = uint64_t(1) << 27;
+};
+
+/// Whether the file's `require` lines accept `opts` (false: they refuse it).
+/// An error when p, root or a parameter is invalid or a condition cannot be
+/// evaluated.
+llvm::Expected<bool> accepts(const Module &m, const InstantiateOptions &opts);
+
+/// The plan for `opts`; Plan::source is the file's name and each op's
+/// SourceLine the line of the op statement that emitted it.
+llvm::Expected<ir::Plan> instantiate(const Module &m, const InstantiateOptions &opts);
+
+/// Rank `rank`'s program alone (equal to instantiate(m, opts)->programs[rank]).
+/// Precondition: none; a rank outside 0..p-1 is an error.
+llvm::Expected<ir::Program> instantiateRank(const Module &m, const InstantiateOptions &opts,
+                                            uint32_t rank);
+
+/// What the program was doing when `rank` emitted its op `op`: the loop
+/// variables as "s = 1, i = 0" (outermost first; empty outside loops), or
+/// nullopt when instantiation fails or emits fewer ops.
+std::optional<std::string> explain(const Module &m, const InstantiateOptions &opts,
+                                   uint32_t rank, uint32_t op);
+
+} // namespace collc::lang
+
+#endif // COLLC_COMPILER_LANG_INSTANTIATOR_H

@@ -1,0 +1,890 @@
+// compiler/lang/Parser.cpp: a recursive-descent parser, one function per rule.
+//
+// The grammar (docs/language.md "Grammar"), newline-terminated statements:
+//   file     := header { fnDef | stmt }
+//   header   := 'algorithm' NAME { headerItem | fnDef }
+//   headerItem := 'collective' NAME | 'chunks' expr | 'scratch' expr
+//             | 'param' NAME '=' ['-'] INT | 'require' expr | 'const' NAME '=' expr
+//             | 'commutative' | 'in_place' | 'summary' STRING
+//   fnDef    := 'fn' NAME '(' [NAME {',' NAME}] ')' '=' expr
+//   stmt     := 'let' NAME '=' expr | NAME '=' expr | forStmt | whileStmt
+//             | ifStmt | 'step' [expr] | opStmt
+//   forStmt  := 'for' NAME 'in' ['reverse'] expr '..' expr ['by' ['*'] expr] block
+//   ifStmt   := 'if' expr block ['else' (ifStmt | block)]
+//   opStmt   := 'send' slots 'to' expr | 'recv' slots 'from' expr
+//             | 'recv_reduce' slots 'from' expr [order] ['into' slots]
+//             | 'reduce' slots 'with' slots [order] ['into' slots]
+//             | 'copy' slots 'to' slots          -- each optionally 'after' '[' exprs ']'
+//   order    := ('recv_first' | 'src_first' | 'buf_first') ['(' expr ')']
+//   slots    := ('in' | 'out' | 'tmp' | NAME) '[' expr ['..' expr] ']'
+// Names are resolved as they are read (Ast.h); a use before the definition
+// is an error, except for function calls, which are resolved at the end.
+// Errors are raised at the offending token, "expected X, found Y".
+#include "compiler/lang/Parser.h"
+
+#include "compiler/lang/Lexer.h"
+
+#include "llvm/ADT/StringMap.h"
+#include "llvm/ADT/StringSwitch.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+
+namespace collc::lang {
+
+namespace {
+
+/// Thrown to unwind to parse() with the first error; never escapes it.
+struct ParseFailure {
+  std::string message;
+};
+
+/// What a name in scope denotes.
+struct Binding {
+  enum Kind : uint8_t { Global, Local, Rank, Nops } kind = Global;
+  uint32_t slot = 0;
+  bool assignable = false; ///< a `let` variable
+};
+
+constexpr unsigned maxNesting = 200; // expression and block depth
+
+class Parser {
+public:
+  Parser(Module &m, std::vector<Token> toks) : m_(m), toks_(std::move(toks)) {}
+
+  void parseFile();
+
+private:
+  // --- tokens -------------------------------------------------------------
+  const Token &tok() const { return toks_[pos_]; }
+  const Token &peekTok(size_t ahead = 1) const {
+    return toks_[std::min(pos_ + ahead, toks_.size() - 1)];
+  }
+  bool at(Tok k) const { return tok().kind == k; }
+  bool atIdent(llvm::StringRef word) const { return at(Tok::Ident) && tok().text == word; }
+  const Token &take() {
+    const Token &t = toks_[pos_];
+    if (pos_ + 1 < toks_.size())
+      ++pos_;
+    return t;
+  }
+  bool accept(Tok k) {
+    if (!at(k))
+      return false;
+    take();
+    return true;
+  }
+  [[noreturn]] void fail(Loc at, const llvm::Twine &message) const {
+    throw ParseFailure{m_.source.format(at, message.str())};
+  }
+  std::string found() const {
+    const Token &t = tok();
+    switch (t.kind) {
+    case Tok::Ident:
+      return "identifier '" + t.text.str() + "'";
+    case Tok::Int:
+      return "integer " + t.text.str();
+    case Tok::String:
+      return "a string";
+    default:
+      return describe(t.kind);
+    }
+  }
+  [[noreturn]] void expected(const llvm::Twine &what) const {
+    fail(tok().loc, "expected " + what + ", found " + found());
+  }
+  const Token &expect(Tok k, const llvm::Twine &context) {
+    if (!at(k))
+      expected(describe(k) + " " + context);
+    return take();
+  }
+  void expectWord(llvm::StringRef word, const llvm::Twine &context) {
+    if (!atIdent(word))
+      expected("'" + word + "' " + context);
+    take();
+  }
+  /// The end of a statement: a newline, ';', or (not consumed) '}' / end.
+  void endStatement(llvm::StringRef what) {
+    if (accept(Tok::Newline) || accept(Tok::Semi)) {
+      accept(Tok::Newline);
+      return;
+    }
+    if (at(Tok::RBrace) || at(Tok::End))
+      return;
+    expected(llvm::Twine("end of line after ") + what);
+  }
+  void skipNewlines() {
+    while (accept(Tok::Newline) || accept(Tok::Semi)) {
+    }
+  }
+
+  // --- names ---------------------------------------------------------------
+  std::optional<Binding> lookup(llvm::StringRef name) const {
+    for (auto s = scopes_.rbegin(); s != scopes_.rend(); ++s)
+      if (auto it = s->find(name); it != s->end())
+        return it->second;
+    return std::nullopt;
+  }
+  void checkNewName(const Token &t, llvm::StringRef what) {
+    if (isBuiltinName(t.text))
+      fail(t.loc, llvm::formatv("'{0}' is a builtin and cannot name a {1}", t.text, what));
+    if (scopes_.back().count(t.text))
+      fail(t.loc, llvm::formatv("'{0}' is already defined in this block", t.text));
+  }
+  static bool isBuiltinName(llvm::StringRef n) {
+    return n == "p" || n == "r" || n == "root" || n == "nops" || builtinOf(n).has_value() ||
+           n == "out" || n == "tmp";
+  }
+  static std::optional<Builtin> builtinOf(llvm::StringRef n) {
+#define COLLC_BUILTIN(Enum, Text, MinArgs, MaxArgs, Meaning)                               \
+  if (n == Text)                                                                           \
+    return Builtin::Enum;
+#include "compiler/lang/Builtins.def"
+    return std::nullopt;
+  }
+  uint32_t newGlobal(const Token &t, bool assignable, llvm::StringRef what) {
+    checkNewName(t, what);
+    const uint32_t slot = m_.globalSlots++;
+    scopes_.back()[t.text] = Binding{Binding::Global, slot, assignable};
+    return slot;
+  }
+
+  // --- rules -----------------------------------------------------------------
+  void parseHeader();
+  void parseTopLevel();
+  void parseFunction();
+  Block parseBlock(llvm::StringRef what);
+  Stmt parseStatement();
+  Stmt parseFor();
+  Stmt parseIf();
+  Stmt parseOp();
+  SlotsExpr parseSlots(llvm::StringRef role);
+  ExprPtr parseExpr();
+  ExprPtr parseCond();
+  ExprPtr parseOr();
+  ExprPtr parseAnd();
+  ExprPtr parseNot();
+  ExprPtr parseComparison();
+  ExprPtr parseBinary(int level);
+  ExprPtr parseUnary();
+  ExprPtr parsePower();
+  ExprPtr parsePrimary();
+  ExprPtr parseCall(const Token &name);
+  std::string textFrom(Loc start) const;
+
+  struct Depth {
+    Parser &p;
+    explicit Depth(Parser &parser, Loc at) : p(parser) {
+      if (++p.depth_ > maxNesting)
+        p.fail(at, llvm::formatv("nested too deeply (more than {0} levels)", maxNesting));
+    }
+    ~Depth() { --p.depth_; }
+  };
+
+  Module &m_;
+  std::vector<Token> toks_;
+  size_t pos_ = 0;
+  unsigned depth_ = 0;
+  std::vector<llvm::StringMap<Binding>> scopes_;
+  llvm::StringMap<uint32_t> functions_; ///< name -> index in m_.functions
+  struct PendingCall {
+    Expr *call;
+    std::string name;
+  };
+  std::vector<PendingCall> pendingCalls_;
+};
+
+void Parser::parseFile() {
+  scopes_.emplace_back();
+  auto &global = scopes_.back();
+  global["p"] = Binding{Binding::Global, SlotP, false};
+  global["root"] = Binding{Binding::Global, SlotRoot, false};
+  global["r"] = Binding{Binding::Rank, 0, false};
+  global["nops"] = Binding{Binding::Nops, 0, false};
+  skipNewlines();
+  parseHeader();
+  while (!at(Tok::End))
+    parseTopLevel();
+  for (const PendingCall &c : pendingCalls_) {
+    auto it = functions_.find(c.name);
+    if (it == functions_.end())
+      fail(c.call->loc, llvm::formatv("unknown function '{0}'", c.name));
+    const Function &f = m_.functions[it->second];
+    if (c.call->args.size() != f.arity)
+      fail(c.call->loc, llvm::formatv("'{0}' takes {1} argument{2}, given {3}", c.name,
+                                      f.arity, f.arity == 1 ? "" : "s", c.call->args.size()));
+    c.call->value = it->second;
+  }
+}
+
+void Parser::parseHeader() {
+  if (!at(Tok::KwAlgorithm))
+    expected("'algorithm NAME' to begin the file");
+  const Loc start = take().loc;
+  const Token &name = expect(Tok::Ident, "naming the algorithm");
+  m_.name = name.text.str();
+  m_.nameLoc = start;
+  endStatement("the algorithm's name");
+  bool haveCollective = false;
+  llvm::StringMap<Loc> seen;
+  for (;;) {
+    const Token &t = tok();
+    auto once = [&] {
+      auto [it, fresh] = seen.try_emplace(t.text, t.loc);
+      if (!fresh)
+        fail(t.loc, llvm::formatv("'{0}' given twice (first at line {1})", t.text,
+                                  it->second.line));
+    };
+    switch (t.kind) {
+    case Tok::KwCollective: {
+      once();
+      take();
+      if (at(Tok::KwReduce)) // a keyword, and a collective's name
+        toks_[pos_].kind = Tok::Ident;
+      const Token &c = expect(Tok::Ident, "naming the collective");
+      std::optional<ir::Collective> coll = ir::parseCollective(c.text);
+      if (!coll)
+        fail(c.loc, llvm::formatv("unknown collective '{0}' (expected allreduce, reduce, "
+                                  "reduce_scatter_block, allgather, bcast, scan or exscan)",
+                                  c.text));
+      m_.collective = *coll;
+      haveCollective = true;
+      break;
+    }
+    case Tok::KwChunks:
+      once();
+      take();
+      m_.chunks = parseExpr();
+      break;
+    case Tok::KwScratch:
+      once();
+      take();
+      m_.scratch = parseExpr();
+      break;
+    case Tok::KwCommutative:
+      once();
+      take();
+      m_.commutative = true;
+      break;
+    case Tok::KwInPlace:
+      once();
+      take();
+      m_.inPlace = true;
+      break;
+    case Tok::KwSummary:
+      once();
+      take();
+      m_.summary = expect(Tok::String, "after 'summary'").text.str();
+      break;
+    case Tok::KwParam: {
+      take();
+      const Token &n = expect(Tok::Ident, "naming the parameter");
+      Param prm;
+      prm.name = n.text.str();
+      prm.loc = n.loc;
+      prm.slot = newGlobal(n, /*assignable=*/false, "parameter");
+      expect(Tok::Assign, "and a default value after the parameter's name");
+      const bool negative = accept(Tok::Minus);
+      prm.defaultValue = expect(Tok::Int, "as the parameter's default").value;
+      if (negative)
+        prm.defaultValue = -prm.defaultValue;
+      m_.params.push_back(std::move(prm));
+      break;
+    }
+    case Tok::KwRequire: {
+      take();
+      Stmt req;
+      req.kind = StmtKind::Require;
+      req.loc = tok().loc;
+      req.cond = parseExpr();
+      req.var = textFrom(req.loc);
+      m_.prelude.push_back(std::move(req));
+      break;
+    }
+    case Tok::KwFn:
+      parseFunction(); // ends its line
+      continue;
+    case Tok::KwConst: {
+      take();
+      const Token &n = expect(Tok::Ident, "naming the constant after 'const'");
+      expect(Tok::Assign, "after the constant's name");
+      Stmt c;
+      c.kind = StmtKind::Let;
+      c.loc = t.loc;
+      c.value = parseExpr();
+      c.slot = newGlobal(n, /*assignable=*/false, "constant");
+      m_.prelude.push_back(std::move(c));
+      break;
+    }
+    default:
+      if (!haveCollective)
+        fail(t.loc, "the header needs 'collective NAME' (before the first statement)");
+      if (!m_.chunks)
+        fail(t.loc, "the header needs 'chunks EXPR' (before the first statement)");
+      scopes_.emplace_back(); // the main program's top level
+      return;
+    }
+    endStatement(t.text);
+  }
+}
+
+std::string Parser::textFrom(Loc start) const {
+  // The text between `start` and the current token, on start's line.
+  llvm::StringRef line = m_.source.lineText(start.line);
+  const Loc end = tok().loc;
+  size_t e = end.line == start.line ? end.col - 1 : line.size();
+  return line.slice(start.col - 1, e).rtrim().str();
+}
+
+void Parser::parseTopLevel() {
+  switch (tok().kind) {
+  case Tok::KwFn:
+    parseFunction();
+    break;
+  case Tok::KwCollective:
+  case Tok::KwChunks:
+  case Tok::KwScratch:
+  case Tok::KwParam:
+  case Tok::KwRequire:
+  case Tok::KwConst:
+  case Tok::KwCommutative:
+  case Tok::KwInPlace:
+  case Tok::KwSummary:
+  case Tok::KwAlgorithm:
+    fail(tok().loc, llvm::formatv("'{0}' belongs in the header, before the first statement",
+                                  tok().text));
+  default:
+    m_.body.push_back(parseStatement());
+  }
+}
+
+void Parser::parseFunction() {
+  const Loc start = take().loc;
+  const Token &name = expect(Tok::Ident, "naming the function");
+  if (isBuiltinName(name.text))
+    fail(name.loc, llvm::formatv("'{0}' is a builtin and cannot name a function", name.text));
+  if (functions_.count(name.text))
+    fail(name.loc, llvm::formatv("function '{0}' is already defined", name.text));
+  Function f;
+  f.name = name.text.str();
+  f.loc = start;
+  expect(Tok::LParen, "after the function's name");
+  scopes_.emplace_back();
+  llvm::StringMap<Binding> &args = scopes_.back();
+  if (!at(Tok::RParen)) {
+    do {
+      const Token &a = expect(Tok::Ident, "naming an argument");
+      checkNewName(a, "argument");
+      args[a.text] = Binding{Binding::Local, f.arity++, false};
+    } while (accept(Tok::Comma));
+  }
+  expect(Tok::RParen, "after the arguments");
+  expect(Tok::Assign, "before the function's body (fn name(args) = expr)");
+  functions_[f.name] = uint32_t(m_.functions.size());
+  m_.functions.push_back(std::move(f));
+  const size_t index = m_.functions.size() - 1;
+  // The body sees its arguments and the header's names (p, r, root, the
+  // parameters and the header's constants), not the main program's
+  // variables: a function's value depends on nothing that changes.
+  std::vector<llvm::StringMap<Binding>> hidden(scopes_.begin() + 1, scopes_.end() - 1);
+  scopes_.erase(scopes_.begin() + 1, scopes_.end() - 1);
+  ExprPtr body = parseExpr();
+  scopes_.insert(scopes_.begin() + 1, hidden.begin(), hidden.end());
+  scopes_.pop_back();
+  m_.functions[index].body = std::move(body);
+  endStatement("the function");
+}
+
+Block Parser::parseBlock(llvm::StringRef what) {
+  Depth depth(*this, tok().loc);
+  expect(Tok::LBrace, llvm::Twine("to open the body of ") + what);
+  scopes_.emplace_back();
+  Block block;
+  skipNewlines();
+  while (!at(Tok::RBrace)) {
+    if (at(Tok::End))
+      expected(llvm::Twine("'}' to close the body of ") + what);
+    if (at(Tok::KwFn))
+      fail(tok().loc, "functions are defined at the top level only");
+    block.push_back(parseStatement());
+  }
+  take();
+  scopes_.pop_back();
+  return block;
+}
+
+Stmt Parser::parseStatement() {
+  Stmt s;
+  s.loc = tok().loc;
+  switch (tok().kind) {
+  case Tok::KwLet: {
+    take();
+    const Token &n = expect(Tok::Ident, "naming the variable after 'let'");
+    expect(Tok::Assign, "after the variable's name");
+    s.value = parseExpr(); // the new name is not visible in its own initializer
+    s.slot = newGlobal(n, /*assignable=*/true, "variable");
+    endStatement("'let'");
+    return s;
+  }
+  case Tok::Ident: {
+    const Token &n = take();
+    if (!at(Tok::Assign))
+      fail(n.loc, llvm::formatv("expected a statement, found identifier '{0}' (an assignment "
+                                "is 'name = expr')",
+                                n.text));
+    std::optional<Binding> b = lookup(n.text);
+    if (!b)
+      fail(n.loc, llvm::formatv("unknown variable '{0}' (declare it with 'let')", n.text));
+    if (!b->assignable)
+      fail(n.loc, llvm::formatv("cannot assign to '{0}' (only 'let' variables can change)",
+                                n.text));
+    take();
+    s.slot = b->slot;
+    s.value = parseExpr();
+    endStatement("the assignment");
+    return s;
+  }
+  case Tok::KwFor:
+    s = parseFor();
+    break;
+  case Tok::KwWhile:
+    take();
+    s.kind = StmtKind::While;
+    s.cond = parseExpr();
+    s.body = parseBlock("'while'");
+    break;
+  case Tok::KwIf:
+    s = parseIf();
+    break;
+  case Tok::KwStep:
+    take();
+    s.kind = StmtKind::Step;
+    if (!at(Tok::Newline) && !at(Tok::Semi) && !at(Tok::RBrace) && !at(Tok::End))
+      s.value = parseExpr();
+    endStatement("'step'");
+    return s;
+  case Tok::KwSend:
+  case Tok::KwRecv:
+  case Tok::KwRecvReduce:
+  case Tok::KwReduce:
+  case Tok::KwCopy:
+    s = parseOp();
+    endStatement(ir::name(s.op));
+    return s;
+  default:
+    expected("a statement");
+  }
+  endStatement("'}'");
+  return s;
+}
+
+Stmt Parser::parseFor() {
+  Stmt s;
+  s.kind = StmtKind::For;
+  s.loc = take().loc;
+  const Token &v = expect(Tok::Ident, "naming the loop variable after 'for'");
+  expect(Tok::KwIn, "after the loop variable");
+  if (atIdent("reverse") && peekTok().kind != Tok::DotDot) {
+    take();
+    s.reverse = true;
+  }
+  s.from = parseExpr();
+  expect(Tok::DotDot, "between the bounds of the range (a..b)");
+  s.to = parseExpr();
+  if (atIdent("by")) {
+    take();
+    s.geometric = accept(Tok::Star);
+    s.stride = parseExpr();
+  }
+  s.var = v.text.str();
+  scopes_.emplace_back();
+  s.slot = newGlobal(v, /*assignable=*/false, "loop variable");
+  s.body = parseBlock("'for'");
+  scopes_.pop_back();
+  return s;
+}
+
+Stmt Parser::parseIf() {
+  Stmt s;
+  s.kind = StmtKind::If;
+  s.loc = take().loc;
+  s.cond = parseExpr();
+  s.body = parseBlock("'if'");
+  if (accept(Tok::KwElse)) {
+    if (at(Tok::KwIf)) {
+      Depth depth(*this, tok().loc);
+      s.orElse.push_back(parseIf());
+    } else {
+      s.orElse = parseBlock("'else'");
+    }
+  }
+  return s;
+}
+
+Stmt Parser::parseOp() {
+  Stmt s;
+  s.kind = StmtKind::Op;
+  s.loc = tok().loc;
+  const Tok kw = take().kind;
+  switch (kw) {
+  case Tok::KwSend:
+    s.op = ir::OpKind::Send;
+    s.slots = parseSlots("send");
+    expectWord("to", "and the receiving rank after the slots of send");
+    s.peer = parseExpr();
+    break;
+  case Tok::KwRecv:
+  case Tok::KwRecvReduce:
+    s.op = kw == Tok::KwRecv ? ir::OpKind::Recv : ir::OpKind::RecvReduce;
+    s.slots = parseSlots(ir::name(s.op));
+    expectWord("from", llvm::Twine("and the sending rank after the slots of ") +
+                           ir::name(s.op));
+    s.peer = parseExpr();
+    break;
+  case Tok::KwReduce:
+    s.op = ir::OpKind::Reduce;
+    s.slots = parseSlots("reduce");
+    expectWord("with", "and the source slots after the slots of reduce");
+    s.src = parseSlots("reduce's source");
+    break;
+  default:
+    s.op = ir::OpKind::Copy;
+    s.src = parseSlots("copy");
+    expectWord("to", "and the destination slots after the source of copy");
+    s.slots = parseSlots("copy's destination");
+    break;
+  }
+  if (ir::hasOrder(s.op)) {
+    if (at(Tok::Ident) && (tok().text.endswith("_first"))) {
+      const Token &o = take();
+      s.order = ir::parseOrder(s.op, o.text);
+      if (!s.order)
+        fail(o.loc, llvm::formatv("unknown order '{0}' for {1} (expected {2} or buf_first)",
+                                  o.text, ir::name(s.op),
+                                  ir::orderName(s.op, ir::Order::OtherFirst)));
+      if (accept(Tok::LParen)) {
+        s.orderCond = parseExpr();
+        expect(Tok::RParen, "to close the order's condition");
+      }
+    }
+    if (atIdent("into")) {
+      take();
+      s.dst = parseSlots("the destination");
+    }
+  }
+  if (atIdent("after")) {
+    take();
+    s.hasAfter = true;
+    expect(Tok::LBracket, "to open the list of ops after 'after'");
+    if (!at(Tok::RBracket)) {
+      do
+        s.after.push_back(parseExpr());
+      while (accept(Tok::Comma));
+    }
+    expect(Tok::RBracket, "to close the list of ops after 'after'");
+  }
+  return s;
+}
+
+SlotsExpr Parser::parseSlots(llvm::StringRef role) {
+  SlotsExpr s;
+  s.loc = tok().loc;
+  if (at(Tok::KwIn)) {
+    s.buf = ir::Buffer::In;
+  } else if (atIdent("out")) {
+    s.buf = ir::Buffer::Out;
+  } else if (atIdent("tmp")) {
+    s.buf = ir::Buffer::Tmp;
+  } else if (at(Tok::Ident) && lookup(tok().text) && peekTok().kind == Tok::LBracket) {
+    s.bufValue = parsePrimary(); // a variable holding a buffer
+    expect(Tok::LBracket, "after the buffer");
+    s.first = parseExpr();
+    if (accept(Tok::DotDot))
+      s.end = parseExpr();
+    expect(Tok::RBracket, "to close the slots");
+    return s;
+  } else {
+    expected(llvm::Twine("slots (in[...], out[...], tmp[...] or a buffer variable) for ") +
+             role);
+  }
+  take();
+  expect(Tok::LBracket, "after the buffer name");
+  s.first = parseExpr();
+  if (accept(Tok::DotDot))
+    s.end = parseExpr();
+  expect(Tok::RBracket, "to close the slots");
+  return s;
+}
+
+// --- expressions ------------------------------------------------------------------
+
+ExprPtr makeExpr(ExprKind k, Loc loc) {
+  auto e = std::make_unique<Expr>();
+  e->kind = k;
+  e->loc = loc;
+  return e;
+}
+
+ExprPtr bufferValue(ir::Buffer b, Loc loc) {
+  ExprPtr e = makeExpr(ExprKind::Int, loc);
+  e->value = int64_t(b);
+  return e;
+}
+
+ExprPtr Parser::parseExpr() {
+  Depth depth(*this, tok().loc);
+  return parseCond();
+}
+
+ExprPtr Parser::parseCond() {
+  ExprPtr c = parseOr();
+  if (!at(Tok::Question))
+    return c;
+  const Loc loc = take().loc;
+  ExprPtr e = makeExpr(ExprKind::Cond, loc);
+  e->a = std::move(c);
+  e->b = parseExpr();
+  expect(Tok::Colon, "between the branches of '?'");
+  e->c = parseExpr();
+  return e;
+}
+
+ExprPtr Parser::parseOr() {
+  ExprPtr l = parseAnd();
+  while (at(Tok::KwOr)) {
+    ExprPtr e = makeExpr(ExprKind::Or, take().loc);
+    e->a = std::move(l);
+    e->b = parseAnd();
+    l = std::move(e);
+  }
+  return l;
+}
+
+ExprPtr Parser::parseAnd() {
+  ExprPtr l = parseNot();
+  while (at(Tok::KwAnd)) {
+    ExprPtr e = makeExpr(ExprKind::And, take().loc);
+    e->a = std::move(l);
+    e->b = parseNot();
+    l = std::move(e);
+  }
+  return l;
+}
+
+ExprPtr Parser::parseNot() {
+  if (!at(Tok::KwNot))
+    return parseComparison();
+  Depth depth(*this, tok().loc);
+  ExprPtr e = makeExpr(ExprKind::Unary, take().loc);
+  e->op = uint8_t(UnOp::Not);
+  e->a = parseNot();
+  return e;
+}
+
+std::optional<BinOp> comparison(Tok t) {
+  switch (t) {
+  case Tok::EqEq: return BinOp::Eq;
+  case Tok::NotEq: return BinOp::Ne;
+  case Tok::Less: return BinOp::Lt;
+  case Tok::LessEq: return BinOp::Le;
+  case Tok::Greater: return BinOp::Gt;
+  case Tok::GreaterEq: return BinOp::Ge;
+  default: return std::nullopt;
+  }
+}
+
+ExprPtr Parser::parseComparison() {
+  ExprPtr l = parseBinary(0);
+  std::optional<BinOp> op = comparison(tok().kind);
+  if (!op)
+    return l;
+  ExprPtr e = makeExpr(ExprKind::Binary, take().loc);
+  e->op = uint8_t(*op);
+  e->a = std::move(l);
+  e->b = parseBinary(0);
+  if (comparison(tok().kind))
+    fail(tok().loc, "comparisons do not chain (write 'a < b and b < c')");
+  return e;
+}
+
+/// Binary operator levels, loosest first: | ; ^ xor ; & ; << >> ; + - ; * / %.
+std::optional<BinOp> binaryAt(int level, Tok t) {
+  switch (level) {
+  case 0: if (t == Tok::Pipe) return BinOp::BitOr; break;
+  case 1: if (t == Tok::Caret || t == Tok::KwXor) return BinOp::Xor; break;
+  case 2: if (t == Tok::Amp) return BinOp::BitAnd; break;
+  case 3:
+    if (t == Tok::Shl) return BinOp::Shl;
+    if (t == Tok::Shr) return BinOp::Shr;
+    break;
+  case 4:
+    if (t == Tok::Plus) return BinOp::Add;
+    if (t == Tok::Minus) return BinOp::Sub;
+    break;
+  case 5:
+    if (t == Tok::Star) return BinOp::Mul;
+    if (t == Tok::Slash) return BinOp::Div;
+    if (t == Tok::Percent) return BinOp::Mod;
+    break;
+  }
+  return std::nullopt;
+}
+
+ExprPtr Parser::parseBinary(int level) {
+  if (level > 5)
+    return parseUnary();
+  ExprPtr l = parseBinary(level + 1);
+  while (std::optional<BinOp> op = binaryAt(level, tok().kind)) {
+    ExprPtr e = makeExpr(ExprKind::Binary, take().loc);
+    e->op = uint8_t(*op);
+    e->a = std::move(l);
+    e->b = parseBinary(level + 1);
+    l = std::move(e);
+  }
+  return l;
+}
+
+ExprPtr Parser::parseUnary() {
+  if (!at(Tok::Minus) && !at(Tok::Tilde))
+    return parsePower();
+  Depth depth(*this, tok().loc);
+  const bool neg = at(Tok::Minus);
+  ExprPtr e = makeExpr(ExprKind::Unary, take().loc);
+  e->op = uint8_t(neg ? UnOp::Neg : UnOp::BitNot);
+  e->a = parseUnary();
+  return e;
+}
+
+ExprPtr Parser::parsePower() {
+  ExprPtr base = parsePrimary();
+  if (!at(Tok::StarStar))
+    return base;
+  ExprPtr e = makeExpr(ExprKind::Binary, take().loc);
+  e->op = uint8_t(BinOp::Pow);
+  e->a = std::move(base);
+  Depth depth(*this, tok().loc);
+  e->b = parseUnary(); // right-associative: 2 ** 3 ** 2 = 2 ** 9; 2 ** -1 is refused later
+  return e;
+}
+
+ExprPtr Parser::parsePrimary() {
+  const Token &t = tok();
+  switch (t.kind) {
+  case Tok::Int: {
+    ExprPtr e = makeExpr(ExprKind::Int, t.loc);
+    e->value = t.value;
+    take();
+    return e;
+  }
+  case Tok::LParen: {
+    take();
+    ExprPtr e = parseExpr();
+    expect(Tok::RParen, "to close '('");
+    return e;
+  }
+  case Tok::KwIn: // the buffers are values: in = 0, out = 1, tmp = 2
+    take();
+    return bufferValue(ir::Buffer::In, t.loc);
+  case Tok::Ident: {
+    const Token &name = take();
+    if (at(Tok::LParen))
+      return parseCall(name);
+    if (name.text == "out" || name.text == "tmp")
+      return bufferValue(name.text == "out" ? ir::Buffer::Out : ir::Buffer::Tmp, name.loc);
+    std::optional<Binding> b = lookup(name.text);
+    if (!b) {
+      if (functions_.count(name.text) || builtinOf(name.text))
+        fail(name.loc, llvm::formatv("'{0}' is a function; call it as {0}(...)", name.text));
+      fail(name.loc, llvm::formatv("unknown name '{0}'", name.text));
+    }
+    switch (b->kind) {
+    case Binding::Rank:
+      return makeExpr(ExprKind::Rank, name.loc);
+    case Binding::Nops:
+      return makeExpr(ExprKind::Nops, name.loc);
+    case Binding::Local: {
+      ExprPtr e = makeExpr(ExprKind::Local, name.loc);
+      e->value = b->slot;
+      return e;
+    }
+    case Binding::Global: {
+      ExprPtr e = makeExpr(ExprKind::Global, name.loc);
+      e->value = b->slot;
+      return e;
+    }
+    }
+    break;
+  }
+  default:
+    break;
+  }
+  expected("an expression");
+}
+
+ExprPtr Parser::parseCall(const Token &name) {
+  take(); // (
+  std::vector<ExprPtr> args;
+  if (!at(Tok::RParen)) {
+    do
+      args.push_back(parseExpr());
+    while (accept(Tok::Comma));
+  }
+  expect(Tok::RParen, "to close the arguments");
+  if (std::optional<Builtin> b = builtinOf(name.text)) {
+    unsigned minArgs = 0, maxArgs = 0;
+    switch (*b) {
+#define COLLC_BUILTIN(Enum, Text, MinArgs, MaxArgs, Meaning)                               \
+  case Builtin::Enum:                                                                      \
+    minArgs = MinArgs;                                                                     \
+    maxArgs = MaxArgs;                                                                     \
+    break;
+#include "compiler/lang/Builtins.def"
+    }
+    if (args.size() < minArgs || (maxArgs && args.size() > maxArgs))
+      fail(name.loc,
+           minArgs == maxArgs
+               ? llvm::formatv("'{0}' takes {1} argument{2}, given {3}", name.text, minArgs,
+                               minArgs == 1 ? "" : "s", args.size())
+                     .str()
+               : llvm::formatv("'{0}' takes at least {1} arguments, given {2}", name.text,
+                               minArgs, args.size())
+                     .str());
+    ExprPtr e = makeExpr(ExprKind::Builtin, name.loc);
+    e->op = uint8_t(*b);
+    e->args = std::move(args);
+    return e;
+  }
+  if (lookup(name.text))
+    fail(name.loc, llvm::formatv("'{0}' is a variable, not a function", name.text));
+  ExprPtr e = makeExpr(ExprKind::Call, name.loc);
+  e->args = std::move(args);
+  pendingCalls_.push_back({e.get(), name.text.str()});
+  return e;
+}
+
+} // namespace
+
+llvm::Expected<Module> parse(llvm::StringRef text, llvm::StringRef fileName) {
+  Module m;
+  m.source.name = fileName.str();
+  m.source.text = text.str();
+  llvm::Expected<std::vector<Token>> toks = lex(m.source);
+  if (!toks)
+    return toks.takeError();
+  try {
+    Parser(m, std::move(*toks)).parseFile();
+  } catch (const ParseFailure &f) {
+    return llvm::createStringError(llvm::inconvertibleErrorCode(), f.message);
+  }
+  return m;
+}
+
+llvm::Expected<Module> parseFile(llvm::StringRef path) {
+  auto buf = llvm::MemoryBuffer::getFile(path, /*IsText=*/true);
+  if (!buf)
+    return llvm::createStringError(buf.getError(), "cannot read '%s': %s", path.str().c_str(),
+                                   buf.getError().message().c_str());
+  return parse((*buf)->getBuffer(), path);
+}
+
+} // namespace collc::lang

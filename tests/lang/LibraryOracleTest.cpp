@@ -1,0 +1,88 @@
+// tests/lang/LibraryOracleTest.cpp: the library files equal the retired C++ generators.
+//
+// For p = 1..64 and every root, each algorithm file of schedules/ must
+// instantiate to exactly the plan its C++ generator (tests/oracle) builds:
+// the same shape, the same ops in the same order, the same steps. And one
+// rank's program instantiated alone equals that rank's program of the whole
+// plan (per-rank instantiation).
+#include "compiler/lang/Instantiator.h"
+#include "schedules/Generators.h"
+#include "tests/oracle/Oracle.h"
+
+#include <gtest/gtest.h>
+
+namespace collc {
+namespace {
+
+/// Where two plans first differ, or "" when they are equal.
+std::string firstDifference(const ir::Plan &got, const ir::Plan &want) {
+  if (!(got.shape == want.shape))
+    return "shapes differ (chunks " + std::to_string(got.shape.chunks) + " vs " +
+           std::to_string(want.shape.chunks) + ", scratch " + std::to_string(got.shape.scratch) +
+           " vs " + std::to_string(want.shape.scratch) + ")";
+  if (got.algorithm != want.algorithm)
+    return "algorithm names differ: " + got.algorithm + " vs " + want.algorithm;
+  for (uint32_t r = 0; r < want.programs.size(); ++r) {
+    const auto &g = got.programs[r].ops, &w = want.programs[r].ops;
+    for (size_t i = 0; i < std::max(g.size(), w.size()); ++i) {
+      if (i < g.size() && i < w.size() && g[i] == w[i])
+        continue;
+      auto text = [](const llvm::SmallVector<ir::Op, 0> &ops, size_t i) {
+        return i < ops.size() ? ir::describe(ops[i]) + " step " + std::to_string(ops[i].step)
+                              : std::string("nothing");
+      };
+      return "rank " + std::to_string(r) + ", op " + std::to_string(i) + ": got " +
+             text(g, i) + ", want " + text(w, i);
+    }
+  }
+  return "";
+}
+
+std::vector<uint32_t> allRoots(ir::Collective c, uint32_t p) {
+  std::vector<uint32_t> roots;
+  for (uint32_t root = 0; root < (ir::hasRoot(c) ? p : 1); ++root)
+    roots.push_back(root);
+  return roots;
+}
+
+TEST(LibraryOracle, EveryFileEqualsItsGeneratorForEveryRankCountAndRoot) {
+  for (const oracle::Generator &g : oracle::generators()) {
+    const sched::Algorithm *a = sched::findAlgorithm(g.collective, g.name);
+    ASSERT_NE(a, nullptr) << g.name.str();
+    for (uint32_t p = 1; p <= 64; ++p)
+      for (uint32_t root : allRoots(g.collective, p)) {
+        const ir::Plan want = g.build(oracle::GenOptions{p, root});
+        llvm::Expected<ir::Plan> got = sched::generate(g.collective, g.name, {p, root});
+        ASSERT_TRUE(bool(got)) << llvm::toString(got.takeError());
+        const std::string diff = firstDifference(*got, want);
+        ASSERT_EQ(diff, "") << a->file.str() << " p = " << p << " root = " << root;
+        ASSERT_TRUE(*got == want);
+      }
+  }
+}
+
+TEST(LibraryOracle, OneRankAloneEqualsThatRankOfTheWholePlan) {
+  for (const sched::Algorithm &a : sched::algorithms())
+    for (uint32_t p : {1u, 2u, 3u, 5u, 7u, 8u, 12u, 16u, 31u, 33u, 64u})
+      for (uint32_t root : allRoots(a.collective, p)) {
+        lang::InstantiateOptions o;
+        o.ranks = p;
+        o.root = root;
+        llvm::Expected<bool> ok = lang::accepts(*a.module, o);
+        ASSERT_TRUE(bool(ok)) << llvm::toString(ok.takeError());
+        if (!*ok)
+          continue;
+        llvm::Expected<ir::Plan> whole = lang::instantiate(*a.module, o);
+        ASSERT_TRUE(bool(whole)) << llvm::toString(whole.takeError());
+        for (uint32_t r = 0; r < p; ++r) {
+          llvm::Expected<ir::Program> one = lang::instantiateRank(*a.module, o, r);
+          ASSERT_TRUE(bool(one)) << llvm::toString(one.takeError());
+          ASSERT_TRUE(*one == whole->programs[r]) << a.file.str() << " p = " << p << " rank " << r;
+          for (size_t i = 0; i < one->ops.size(); ++i)
+            ASSERT_EQ(one->ops[i].loc.line, whole->programs[r].ops[i].loc.line);
+        }
+      }
+}
+
+} // namespace
+} // namespace collc
