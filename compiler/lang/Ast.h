@@ -50,7 +50,8 @@ using ExprPtr = std::unique_ptr<Expr>;
 struct Expr {
   ExprKind kind = ExprKind::Int;
   uint8_t op = 0; ///< UnOp, BinOp or Builtin
-  Loc loc;
+  Loc loc;   ///< the operator, name or literal (where evaluating it can fail)
+  Loc start; ///< the expression's first token (where its value is reported)
   int64_t value = 0;
   ExprPtr a, b, c;
   std::vector<ExprPtr> args;

@@ -15,6 +15,14 @@ struct EvalFailure {
   std::string message;
 };
 
+/// Slots as the language writes them: "out[2]", "out[0..2]" (half-open).
+std::string written(const ir::Slots &s) {
+  const std::string b = ir::name(s.buf).str();
+  if (s.count == 1)
+    return b + "[" + std::to_string(s.chunk) + "]";
+  return b + "[" + std::to_string(s.chunk) + ".." + std::to_string(s.end()) + "]";
+}
+
 /// Thrown when `explain` has seen the op it asked about.
 struct Found {};
 
@@ -155,16 +163,16 @@ void Machine::shape() {
   sh.inPlace = m_.inPlace;
   const int64_t chunks = eval(*m_.chunks);
   if (chunks < 1 || chunks > int64_t(ir::maxChunks))
-    fail(m_.chunks->loc, llvm::formatv("chunks = {0} is out of range (1..{1})", chunks,
+    fail(m_.chunks->start, llvm::formatv("chunks = {0} is out of range (1..{1})", chunks,
                                        ir::maxChunks));
   sh.chunks = uint32_t(chunks);
   const int64_t scratch = m_.scratch ? eval(*m_.scratch) : 0;
   if (scratch < 0 || scratch > int64_t(ir::maxScratch))
-    fail(m_.scratch->loc, llvm::formatv("scratch = {0} is out of range (0..{1})", scratch,
+    fail(m_.scratch->start, llvm::formatv("scratch = {0} is out of range (0..{1})", scratch,
                                         ir::maxScratch));
   sh.scratch = uint32_t(scratch);
   if (std::optional<ir::ShapeError> e = ir::checkShape(sh))
-    fail(m_.chunks->loc, e->message);
+    fail(m_.chunks->start, e->message);
 }
 
 void Machine::run(uint32_t rank, ir::Program &prog) {
@@ -221,10 +229,10 @@ void Machine::execFor(const Stmt &s) {
   const int64_t from = eval(*s.from), to = eval(*s.to);
   const int64_t stride = s.stride ? eval(*s.stride) : 1;
   if (s.geometric ? stride < 2 : stride < 1)
-    fail(s.stride->loc, llvm::formatv("a range's stride must be {0}, not {1}",
+    fail(s.stride->start, llvm::formatv("a range's stride must be {0}, not {1}",
                                       s.geometric ? "*2 or more" : "1 or more", stride));
   if (s.geometric && from < 1)
-    fail(s.from->loc,
+    fail(s.from->start,
          llvm::formatv("a range with a stride '*{0}' must start at 1 or more, not {1}", stride,
                        from));
   loops_.push_back({&s.var, s.slot});
@@ -290,17 +298,17 @@ void Machine::emit(const Stmt &s) {
   if (s.peer) {
     const int64_t peer = eval(*s.peer);
     if (peer < 0 || peer >= int64_t(sh.ranks))
-      fail(s.peer->loc, llvm::formatv("{0}: peer {1} is out of range 0..{2}", kind, peer,
+      fail(s.peer->start, llvm::formatv("{0}: peer {1} is out of range 0..{2}", kind, peer,
                                       sh.ranks - 1));
     if (peer == rank_)
-      fail(s.peer->loc, llvm::formatv("{0}: peer {1} is the rank itself", kind, peer));
+      fail(s.peer->start, llvm::formatv("{0}: peer {1} is the rank itself", kind, peer));
     op.peer = uint32_t(peer);
   }
   auto sameSize = [&](const SlotsExpr &e, const ir::Slots &x, llvm::StringRef what) {
     if (x.count != buf.count)
       fail(e.loc, llvm::formatv("{0}: {1} {2} has {3} slot{4}, {5} has {6}", kind, what,
-                                ir::describe(x), x.count, x.count == 1 ? "" : "s",
-                                ir::describe(buf), buf.count));
+                                written(x), x.count, x.count == 1 ? "" : "s", written(buf),
+                                buf.count));
   };
   if (s.src) {
     const ir::Slots src = slots(*s.src, kind);
@@ -326,7 +334,7 @@ void Machine::emit(const Stmt &s) {
     for (const ExprPtr &a : s.after) {
       const int64_t i = eval(*a);
       if (i < 0 || i >= int64_t(index))
-        fail(a->loc, llvm::formatv("{0}: 'after' names op {1}, not one of this rank's {2} "
+        fail(a->start, llvm::formatv("{0}: 'after' names op {1}, not one of this rank's {2} "
                                    "earlier ops",
                                    kind, i, index));
       op.after.push_back(uint32_t(i));

@@ -632,8 +632,11 @@ ExprPtr bufferValue(ir::Buffer b, Loc loc) {
 }
 
 ExprPtr Parser::parseExpr() {
-  Depth depth(*this, tok().loc);
-  return parseCond();
+  const Loc start = tok().loc;
+  Depth depth(*this, start);
+  ExprPtr e = parseCond();
+  e->start = start;
+  return e;
 }
 
 ExprPtr Parser::parseCond() {

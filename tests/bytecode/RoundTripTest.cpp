@@ -199,10 +199,15 @@ programs:
   EXPECT_EQ(llvm::toString(back.takeError()), "offset 0x22: rank 0 op 0: peer 0 is the rank itself");
 }
 
+/// The library's allreduce `name` for `o`.
+ir::Plan allreduce(const char *name, const sched::GenOptions &o) {
+  return sched::findAlgorithm(ir::Collective::Allreduce, name)->build(o);
+}
+
 TEST(BytecodeRoundTrip, ProofStatusRoundTrips) {
   sched::GenOptions o;
   o.ranks = 5;
-  const ir::Plan plan = sched::buildAllreduceRing(o);
+  const ir::Plan plan = allreduce("ring", o);
   for (rt::Proof proof : {rt::Proof{false, false}, rt::Proof{true, false}, rt::Proof{true, true}}) {
     rt::Proof back;
     llvm::Expected<ir::Plan> p = compiler::disassemble(compiler::lower(plan, proof), &back);
@@ -218,7 +223,7 @@ TEST(BytecodeRoundTrip, ProofStatusRoundTrips) {
 TEST(ProveStrongest, RaisesClaimsToWhatIsProven) {
   sched::GenOptions o;
   o.ranks = 6;
-  ir::Plan rab = sched::buildAllreduceRabenseifner(o);
+  ir::Plan rab = allreduce("rabenseifner", o);
   rab.shape.commutative = true;
   rab.shape.inPlace = false;
   compiler::Proven p = compiler::proveStrongest(rab);
@@ -227,7 +232,7 @@ TEST(ProveStrongest, RaisesClaimsToWhatIsProven) {
   EXPECT_TRUE(rab.shape.inPlace);
   EXPECT_EQ(p.proof, (rt::Proof{true, true}));
 
-  ir::Plan ring = sched::buildAllreduceRing(o);
+  ir::Plan ring = allreduce("ring", o);
   p = compiler::proveStrongest(ring);
   ASSERT_TRUE(p.result.proven());
   EXPECT_TRUE(ring.shape.commutative);

@@ -5,7 +5,7 @@ import lit.formats
 
 config.name = "collc"
 config.test_format = lit.formats.ShTest(execute_external=True)
-config.suffixes = [".test", ".yaml"]
+config.suffixes = [".test", ".yaml", ".calgo"]
 config.excludes = ["Inputs"]
 config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = config.collc_obj_dir

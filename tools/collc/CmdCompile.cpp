@@ -1,4 +1,5 @@
 // tools/collc/CmdCompile.cpp: `collc compile` — verify a plan and lower it to .cplan.
+#include "tools/collc/AlgorithmFlags.h"
 #include "tools/collc/Commands.h"
 #include "tools/collc/PipelineFlags.h"
 
@@ -23,7 +24,7 @@ llvm::cl::SubCommand &CompileCommand() {
 
 namespace {
 namespace cl = llvm::cl;
-cl::opt<std::string> input(cl::Positional, cl::Required, cl::desc("FILE.yaml|-"),
+cl::opt<std::string> input(cl::Positional, cl::Required, cl::desc("FILE.yaml|FILE.calgo|-"),
                            cl::sub(CompileCommand()), cl::cat(category()));
 cl::opt<std::string> output("o", cl::Required, cl::desc("Output file (.cplan; - = stdout)"),
                             cl::value_desc("FILE"), cl::sub(CompileCommand()),
@@ -40,7 +41,9 @@ int runCompile() {
   llvm::Expected<compiler::PipelineOptions> opts = pipelineOptionsFromFlags();
   if (!opts)
     return reportMisuse(opts.takeError());
-  llvm::Expected<ir::Plan> plan = ir::readPlanFile(input);
+  std::optional<lang::Module> module;
+  lang::InstantiateOptions used;
+  llvm::Expected<ir::Plan> plan = loadPlan(input, &module, &used);
   if (!plan)
     return reportReadError(plan.takeError());
   const llvm::StringRef inName = input == "-" ? llvm::StringRef("<stdin>") : input;
@@ -48,10 +51,7 @@ int runCompile() {
   if (!noVerify) {
     compiler::VerifyResult result = compiler::verify(*plan);
     if (!result.proven()) {
-      for (const compiler::Diagnostic &d : result.diagnostics) {
-        compiler::print(d, llvm::errs());
-        llvm::errs() << '\n';
-      }
+      printDiagnostics(result.diagnostics, module ? &*module : nullptr, used, llvm::errs());
       const size_t n = result.diagnostics.size() + result.dropped;
       llvm::errs() << "collc: refusing to compile '" << inName << "': it does not verify ("
                    << n << (n == 1 ? " error" : " errors")

@@ -9,18 +9,18 @@
 namespace collc::tool {
 
 llvm::cl::SubCommand &ListCommand() {
-  static llvm::cl::SubCommand sub("list", "List the algorithm generators and their properties");
+  static llvm::cl::SubCommand sub("list", "List the algorithm library (schedules/*.calgo) and its properties");
   return sub;
 }
 
 int runList() {
-  llvm::outs() << llvm::formatv("{0,-12} {1,-20} {2,-13} {3,-9} {4}\n", "collective",
-                                "algorithm", "operations", "in-place", "description");
+  const char *row = "{0,-10} {1,-22} {2,-12} {3,-9} {4,-30} {5}\n";
+  llvm::outs() << llvm::formatv(row, "collective", "algorithm", "operations", "in-place",
+                                "file", "description");
   for (const sched::Algorithm &a : sched::algorithms())
-    llvm::outs() << llvm::formatv("{0,-12} {1,-20} {2,-13} {3,-9} {4}\n",
-                                  ir::name(a.collective), a.name,
+    llvm::outs() << llvm::formatv(row, ir::name(a.collective), a.name,
                                   a.needsCommutative ? "commutative" : "any",
-                                  a.inPlace ? "yes" : "no", a.summary);
+                                  a.inPlace ? "yes" : "no", a.file, a.summary);
   return Success;
 }
 

@@ -1,4 +1,5 @@
 // tools/collc/CmdOpt.cpp: `collc opt` — run the pass pipeline, write the optimized plan.
+#include "tools/collc/AlgorithmFlags.h"
 #include "tools/collc/Commands.h"
 #include "tools/collc/PipelineFlags.h"
 
@@ -19,7 +20,7 @@ llvm::cl::SubCommand &OptCommand() {
 
 namespace {
 namespace cl = llvm::cl;
-cl::opt<std::string> input(cl::Positional, cl::Required, cl::desc("FILE|-"),
+cl::opt<std::string> input(cl::Positional, cl::Required, cl::desc("FILE|FILE.calgo|-"),
                            cl::sub(OptCommand()), cl::cat(category()));
 cl::opt<std::string> output("o", cl::desc("Output file (default: standard output)"),
                             cl::value_desc("FILE"), cl::init("-"), cl::sub(OptCommand()),
@@ -33,7 +34,7 @@ int runOpt() {
   llvm::Expected<compiler::PipelineOptions> opts = pipelineOptionsFromFlags();
   if (!opts)
     return reportMisuse(opts.takeError());
-  llvm::Expected<ir::Plan> plan = ir::readPlanFile(input);
+  llvm::Expected<ir::Plan> plan = loadPlan(input, nullptr, nullptr);
   if (!plan)
     return reportReadError(plan.takeError());
   llvm::Expected<ir::Plan> result = compiler::optimize(std::move(*plan), *opts);

@@ -1,28 +1,32 @@
-// tools/collc/CmdVerify.cpp: `collc verify` — prove a plan or say why not.
+// tools/collc/CmdVerify.cpp: `collc verify` — prove a plan or an algorithm, or say why not.
+#include "tools/collc/AlgorithmFlags.h"
 #include "tools/collc/Commands.h"
 
 #include "compiler/Disasm.h"
 #include "compiler/Verifier.h"
+#include "compiler/lang/Parser.h"
 #include "ir/PlanIO.h"
 #include "runtime/interpose/Bundle.h"
 
+#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/MemoryBuffer.h"
-
 #include "llvm/Support/raw_ostream.h"
 
 namespace collc::tool {
 
 llvm::cl::SubCommand &VerifyCommand() {
   static llvm::cl::SubCommand sub(
-      "verify", "Prove that a plan computes its collective (exit 0 proven, 1 disproved "
-                "or invalid, 2 unreadable input, not a plan (syntax) or misuse)");
+      "verify", "Prove that a plan, or an algorithm file for a range of rank counts, computes "
+                "its collective (exit 0 proven, 1 disproved or invalid, 2 unreadable input, not "
+                "a plan (syntax) or misuse)");
   return sub;
 }
 
 namespace {
 namespace cl = llvm::cl;
 cl::opt<std::string> input(cl::Positional, cl::Required,
-                           cl::desc("FILE|- (a plan: YAML, .cplan or .cbundle)"),
+                           cl::desc("FILE|- (a plan: YAML, .cplan or .cbundle; or an "
+                                    "algorithm file, .calgo)"),
                            cl::sub(VerifyCommand()), cl::cat(category()));
 cl::opt<bool> noncommutative(
     "noncommutative",
@@ -36,24 +40,39 @@ cl::opt<unsigned> maxErrors("max-errors",
                             cl::desc("Report at most N diagnostics (0 = all; default 20)"),
                             cl::value_desc("N"), cl::init(20), cl::sub(VerifyCommand()),
                             cl::cat(category()));
-cl::opt<bool> stats("stats", cl::desc("Print key: value statistics of the plan"),
+cl::opt<bool> stats("stats",
+                    cl::desc("Print key: value statistics of the plan (of an algorithm: one "
+                             "line per rank count)"),
                     cl::sub(VerifyCommand()), cl::cat(category()));
+cl::opt<std::string> roots("roots",
+                           cl::desc("Roots to prove an algorithm for: 'all' (default: --root)"),
+                           cl::value_desc("all"), cl::sub(VerifyCommand()), cl::cat(category()));
 } // namespace
 
 namespace {
+
+/// ", commutative operations, also in place, identical results on all ranks"
+std::string properties(const ir::Shape &s, bool identical) {
+  return std::string(s.commutative && !noncommutative ? ", commutative operations"
+                                                      : ", any associative operation") +
+         (s.inPlace ? ", also in place" : "") +
+         (identical ? ", identical results on all ranks" : ", results may differ between ranks");
+}
 
 /// The one-line verdict of a proven plan.
 void printProven(const ir::Plan &plan, const compiler::VerifyResult &result,
                  llvm::raw_ostream &os) {
   const ir::Shape &s = plan.shape;
   os << "proven: " << ir::name(s.collective) << " '" << plan.algorithm << "', " << s.ranks
-     << (s.ranks == 1 ? " rank" : " ranks") << ", "
-     << (s.commutative && !noncommutative ? "commutative operations"
-                                          : "any associative operation")
-     << (s.inPlace ? ", also in place" : "")
-     << (result.stats.identical ? ", identical results on all ranks"
-                                : ", results may differ between ranks")
-     << '\n';
+     << (s.ranks == 1 ? " rank" : " ranks") << properties(s, result.stats.identical) << '\n';
+}
+
+/// "disproved: N errors" (and how many --max-errors left out), without a newline.
+void printDisproved(const compiler::VerifyResult &result, llvm::raw_ostream &os) {
+  size_t n = result.diagnostics.size() + result.dropped;
+  os << "disproved: " << n << (n == 1 ? " error" : " errors");
+  if (result.dropped)
+    os << " (" << result.dropped << " not shown; see --max-errors)";
 }
 
 /// Verifies one plan and prints its diagnostics and verdict; true if proven.
@@ -67,10 +86,7 @@ bool verifyAndReport(const ir::Plan &plan, compiler::VerifyOptions opts,
   if (result.proven()) {
     printProven(plan, result, os);
   } else {
-    size_t n = result.diagnostics.size() + result.dropped;
-    os << "disproved: " << n << (n == 1 ? " error" : " errors");
-    if (result.dropped)
-      os << " (" << result.dropped << " not shown; see --max-errors)";
+    printDisproved(result, os);
     os << '\n';
   }
   if (stats)
@@ -149,9 +165,88 @@ int reportUnreadable(llvm::Error err) {
   return code;
 }
 
+/// `collc verify FILE.calgo --ranks A..B [--roots all]`.
+int verifyAlgorithm() {
+  llvm::Expected<lang::Module> m = lang::parseFile(input);
+  if (!m)
+    return reportMisuse(m.takeError());
+  llvm::Expected<std::pair<uint32_t, uint32_t>> range = ranksFromFlags(/*allowRange=*/true);
+  if (!range)
+    return reportMisuse(range.takeError());
+  llvm::Expected<std::vector<std::pair<std::string, int64_t>>> params = paramsFromFlags();
+  if (!params)
+    return reportMisuse(params.takeError());
+  const bool allRoots = roots == "all";
+  if (!roots.empty() && !allRoots)
+    return reportMisuse(llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                                "--roots '%s' (expected 'all')",
+                                                roots.c_str()));
+  const bool rooted = ir::hasRoot(m->collective);
+  llvm::raw_ostream &os = llvm::outs();
+  uint64_t proven = 0, refused = 0;
+  bool identical = true;
+  std::optional<ir::Shape> shape;
+  for (uint32_t p = range->first; p <= range->second; ++p) {
+    const uint32_t firstRoot = allRoots ? 0 : rootFromFlag();
+    const uint32_t lastRoot = allRoots && rooted ? p - 1 : firstRoot;
+    for (uint32_t root = firstRoot; root <= lastRoot; ++root) {
+      lang::InstantiateOptions o;
+      o.ranks = p;
+      o.root = root;
+      o.params = *params;
+      llvm::Expected<bool> ok = lang::accepts(*m, o);
+      if (!ok)
+        return reportMisuse(ok.takeError());
+      if (!*ok) {
+        ++refused;
+        continue;
+      }
+      llvm::Expected<ir::Plan> plan = lang::instantiate(*m, o);
+      if (!plan)
+        return reportMisuse(plan.takeError());
+      compiler::VerifyResult result = compiler::verify(*plan, optionsFromFlags());
+      if (stats)
+        os << llvm::formatv("p = {0}{1}: ops {2}, messages {3}, chunks-moved {4}, scratch {5}, "
+                            "critical-path {6}, identical {7}\n",
+                            p, rooted ? " root = " + std::to_string(root) : "",
+                            result.stats.ops, result.stats.messages, result.stats.chunksMoved,
+                            result.stats.scratch, result.stats.criticalPath,
+                            result.stats.identical ? "yes" : "no");
+      if (!result.proven()) {
+        printDiagnostics(result.diagnostics, &*m, o, os);
+        printDisproved(result, os);
+        os << " for p = " << p << (rooted ? ", root = " + std::to_string(root) : "") << '\n';
+        return Refused;
+      }
+      ++proven;
+      identical = identical && result.stats.identical;
+      shape = plan->shape;
+    }
+  }
+  if (!shape)
+    return reportMisuse(llvm::createStringError(
+        llvm::inconvertibleErrorCode(), "%s: its 'require' lines refuse every p in %u..%u",
+        input.c_str(), range->first, range->second));
+  os << "proven: " << ir::name(m->collective) << " '" << m->name << "' for p = " << range->first;
+  if (range->second != range->first)
+    os << ".." << range->second;
+  os << (allRoots && rooted ? " and every root" : "") << " (" << proven
+     << (proven == 1 ? " instantiation" : " instantiations");
+  if (refused)
+    os << ", " << refused << " refused by require";
+  os << ")" << properties(*shape, identical) << '\n';
+  return Success;
+}
 } // namespace
 
 int runVerify() {
+  if (isAlgorithmFile(input))
+    return verifyAlgorithm();
+  if (!roots.empty())
+    return reportMisuse(llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                                "--roots applies to algorithm files (.calgo)"));
+  if (llvm::Error e = refuseAlgorithmFlags(input))
+    return reportMisuse(std::move(e));
   auto buf = llvm::MemoryBuffer::getFileOrSTDIN(input, /*IsText=*/false);
   if (!buf) {
     llvm::errs() << "collc: cannot read '" << input << "': " << buf.getError().message()

@@ -71,12 +71,15 @@ struct Usage {
 };
 const Usage usages[] = {
     {"list", "collc list                         algorithms and their properties"},
-    {"gen", "collc gen ALG [--collective C] --ranks P [--root R] [--max-ops N] [-o FILE]"},
-    {"verify", "collc verify FILE|FILE.cplan|FILE.cbundle|- [--noncommutative] "
-               "[--require-identical] [--max-errors N] [--stats]"},
-    {"opt", "collc opt FILE|- [-O0|-O1|-O2] [--passes=a,b] [-o FILE] [--print-after-all] "
-            "[--stats]"},
-    {"compile", "collc compile FILE|- -o FILE.cplan [-O0|-O1|-O2] [--stats] [--no-verify]"},
+    {"gen", "collc gen ALG|FILE.calgo [--collective C] --ranks P [--root R] [--set K=V] "
+            "[--max-ops N] [-o FILE]"},
+    {"verify", "collc verify FILE|FILE.cplan|FILE.cbundle|FILE.calgo|- [--ranks A..B [--root R|--roots all] "
+               "[--set K=V]] [--noncommutative] [--require-identical] [--max-errors N] "
+               "[--stats]"},
+    {"opt", "collc opt FILE|FILE.calgo|- [--ranks P ...] [-O0|-O1|-O2] [--passes=a,b] "
+            "[-o FILE] [--print-after-all] [--stats]"},
+    {"compile", "collc compile FILE|FILE.calgo|- [--ranks P ...] -o FILE.cplan [-O0|-O1|-O2] "
+                "[--stats] [--no-verify]"},
     {"disasm", "collc disasm FILE.cplan [-o FILE.yaml]"},
     {"bundle", "collc bundle FILE.cplan[@MIN-MAX]... -o FILE.cbundle | --list FILE.cbundle | "
                "--extract FILE.cbundle [--entry N] -o DIR|FILE"},

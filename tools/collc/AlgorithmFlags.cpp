@@ -1,0 +1,122 @@
+// tools/collc/AlgorithmFlags.cpp: --ranks, --root and --set for algorithm files.
+#include "tools/collc/AlgorithmFlags.h"
+
+#include "tools/collc/Commands.h"
+
+#include "compiler/lang/Parser.h"
+#include "ir/PlanIO.h"
+
+#include "llvm/Support/FormatVariadic.h"
+
+namespace collc::tool {
+
+namespace {
+namespace cl = llvm::cl;
+cl::opt<std::string> ranks("ranks",
+                           cl::desc("Rank count P for an algorithm (verify: also a range A..B, "
+                                    "both included)"),
+                           cl::value_desc("P"), cl::sub(GenCommand()), cl::sub(VerifyCommand()),
+                           cl::sub(CompileCommand()), cl::sub(OptCommand()),
+                           cl::cat(category()));
+cl::opt<unsigned> root("root", cl::desc("Root rank (reduce; default 0)"), cl::value_desc("R"),
+                       cl::init(0), cl::sub(GenCommand()), cl::sub(VerifyCommand()),
+                       cl::sub(CompileCommand()), cl::sub(OptCommand()), cl::cat(category()));
+cl::list<std::string> sets("set", cl::desc("Give an algorithm's parameter a value"),
+                           cl::value_desc("NAME=VALUE"), cl::sub(GenCommand()),
+                           cl::sub(VerifyCommand()), cl::sub(CompileCommand()),
+                           cl::sub(OptCommand()), cl::cat(category()));
+
+llvm::Error misuse(const llvm::Twine &message) {
+  return llvm::createStringError(llvm::inconvertibleErrorCode(), message.str());
+}
+
+std::optional<uint32_t> rankCount(llvm::StringRef s) {
+  uint32_t v = 0;
+  if (s.getAsInteger(10, v) || v < 1 || v > ir::maxRanks)
+    return std::nullopt;
+  return v;
+}
+} // namespace
+
+bool isAlgorithmFile(llvm::StringRef path) { return path.endswith(".calgo"); }
+
+llvm::Expected<std::pair<uint32_t, uint32_t>> ranksFromFlags(bool allowRange) {
+  if (ranks.empty())
+    return misuse("--ranks is required for an algorithm");
+  auto [a, b] = llvm::StringRef(ranks).split("..");
+  std::optional<uint32_t> lo = rankCount(a), hi = b.empty() ? lo : rankCount(b);
+  const bool isRange = llvm::StringRef(ranks).contains("..");
+  if (!lo || !hi || *hi < *lo || (isRange && b.empty()))
+    return misuse(llvm::formatv("--ranks '{0}' is not {1} (1..{2})", ranks.getValue(),
+                                allowRange ? "a rank count or a range A..B"
+                                           : "a rank count",
+                                ir::maxRanks));
+  if (isRange && !allowRange)
+    return misuse(llvm::formatv("--ranks '{0}': a range of rank counts is for 'collc verify'",
+                                ranks.getValue()));
+  return std::make_pair(*lo, *hi);
+}
+
+uint32_t rootFromFlag() { return root; }
+
+llvm::Expected<std::vector<std::pair<std::string, int64_t>>> paramsFromFlags() {
+  std::vector<std::pair<std::string, int64_t>> out;
+  for (const std::string &s : sets) {
+    auto [name, value] = llvm::StringRef(s).split('=');
+    int64_t v = 0;
+    if (name.empty() || !llvm::StringRef(s).contains('=') || value.getAsInteger(10, v))
+      return misuse(llvm::formatv("--set '{0}' is not NAME=INTEGER", s));
+    out.emplace_back(name.str(), v);
+  }
+  return out;
+}
+
+llvm::Error refuseAlgorithmFlags(llvm::StringRef input) {
+  if (ranks.empty() && sets.empty())
+    return llvm::Error::success();
+  return misuse(llvm::formatv("--ranks and --set apply to algorithm files (.calgo), not to the "
+                              "plan '{0}'",
+                              input));
+}
+
+llvm::Expected<ir::Plan> loadPlan(llvm::StringRef input, std::optional<lang::Module> *module,
+                                  lang::InstantiateOptions *used, uint64_t maxOps) {
+  if (!isAlgorithmFile(input)) {
+    if (llvm::Error e = refuseAlgorithmFlags(input))
+      return std::move(e);
+    return ir::readPlanFile(input);
+  }
+  llvm::Expected<lang::Module> m = lang::parseFile(input);
+  if (!m)
+    return m.takeError();
+  llvm::Expected<std::pair<uint32_t, uint32_t>> p = ranksFromFlags(/*allowRange=*/false);
+  if (!p)
+    return p.takeError();
+  llvm::Expected<std::vector<std::pair<std::string, int64_t>>> params = paramsFromFlags();
+  if (!params)
+    return params.takeError();
+  lang::InstantiateOptions opts;
+  opts.ranks = p->first;
+  opts.root = root;
+  opts.params = std::move(*params);
+  opts.maxOps = maxOps;
+  llvm::Expected<ir::Plan> plan = lang::instantiate(*m, opts);
+  if (module)
+    *module = std::move(*m);
+  if (used)
+    *used = opts;
+  return plan;
+}
+
+void printDiagnostics(std::vector<compiler::Diagnostic> diags, const lang::Module *module,
+                      const lang::InstantiateOptions &opts, llvm::raw_ostream &os) {
+  for (compiler::Diagnostic &d : diags) {
+    if (module && d.rank && d.op)
+      if (std::optional<std::string> c = lang::explain(*module, opts, *d.rank, *d.op))
+        d.context = *c;
+    compiler::print(d, os);
+    os << '\n';
+  }
+}
+
+} // namespace collc::tool
