@@ -134,8 +134,17 @@ llvm::Expected<std::vector<Token>> lex(const Source &src) {
       advance(match->text.size());
     }
   }
-  push(Tok::Newline, Loc{line, col}, "\n");
-  toks.push_back(Token{Tok::End, Loc{line, col}, "", 0});
+  // The end of the file is reported just past its last token, on a line a
+  // reader can see.
+  Loc end{line, col};
+  for (auto t = toks.rbegin(); t != toks.rend(); ++t)
+    if (t->kind != Tok::Newline) {
+      end = Loc{t->loc.line, t->loc.col + uint32_t(t->text.size()) +
+                                 (t->kind == Tok::String ? 2u : 0u)};
+      break;
+    }
+  push(Tok::Newline, end, "\n");
+  toks.push_back(Token{Tok::End, end, "", 0});
   return toks;
 }
 
