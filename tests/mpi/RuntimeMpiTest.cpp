@@ -201,7 +201,8 @@ struct PlanAt {
   Plan plan;
 };
 
-/// Every allreduce plan, and every reduce plan at roots 0 and p-1, for p ranks.
+/// Every allreduce plan, and every reduce plan at roots 0 and p-1, for p ranks
+/// (of the algorithms whose files accept p).
 std::vector<PlanAt> allPlans(uint32_t p) {
   std::vector<PlanAt> plans;
   for (const sched::Algorithm *a : reductions()) {
@@ -209,7 +210,8 @@ std::vector<PlanAt> allPlans(uint32_t p) {
     if (a->collective == ir::Collective::Reduce)
       roots.insert(p - 1);
     for (uint32_t root : roots)
-      plans.push_back({a, root, makePlan(*a, p, root)});
+      if (a->accepts(sched::GenOptions{p, root})) // skip the p its `require` refuses
+        plans.push_back({a, root, makePlan(*a, p, root)});
   }
   return plans;
 }

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# tests/mpi/bench-check.sh BIN NP: compiles the eight plans (five allreduce,
-# three reduce at root NP-1) for NP ranks and runs
+# tests/mpi/bench-check.sh BIN NP: compiles the library's plans (every
+# allreduce, every reduce at root NP-1, and k = 3 variants of the radix
+# algorithms) whose files accept NP ranks, and runs
 #   mpirun -np NP collc-bench --plan-dir DIR --all-pairs --check --json
 # which checks every (op, datatype) pair collc has a kernel for, and the
 # non-commutative matrix product, against the exact fold. Fails if any row is
@@ -9,24 +10,38 @@
 set -euo pipefail
 bin=$1 np=$2
 dir=$(mktemp -d); trap 'rm -rf "$dir"' EXIT
-for a in binary_tree recursive_doubling rabenseifner binary_blocks ring; do
-  "$bin/collc" gen "$a" --ranks "$np" | "$bin/collc" compile - -o "$dir/allreduce-$a.cplan"
+# Swing is defined for powers of two only (its files' `require`).
+pow2=$(( (np & (np - 1)) == 0 ))
+plans=0
+gen() { # gen NAME COLLECTIVE [collc gen options...]
+  local name=$1 coll=$2; shift 2
+  "$bin/collc" gen "$@" --collective "$coll" --ranks "$np" |
+    "$bin/collc" compile - -o "$dir/$coll-$name.cplan"
+  plans=$((plans + 1))
+}
+for a in binary_tree recursive_doubling rabenseifner binary_blocks ring recursive_multiplying chain; do
+  gen "$a" allreduce "$a"
 done
-for a in binomial binary_tree rabenseifner; do
-  "$bin/collc" gen "$a" --collective reduce --ranks "$np" --root $((np - 1)) |
-    "$bin/collc" compile - -o "$dir/reduce-$a.cplan"
+gen recursive_multiplying3 allreduce recursive_multiplying --set k=3
+if [ "$pow2" -eq 1 ]; then
+  gen swing_latency allreduce swing_latency
+  gen swing_bandwidth allreduce swing_bandwidth
+fi
+for a in binomial binary_tree rabenseifner knomial; do
+  gen "$a" reduce "$a" --root $((np - 1))
 done
+gen knomial3 reduce knomial --root $((np - 1)) --set k=3
 mpirun -np "$np" --oversubscribe --mca mpi_yield_when_idle 1 "$bin/collc-bench" \
   --plan-dir "$dir" --all-pairs --check --json --sizes 32,1000 --iters 1 --warmup 0 \
   > "$dir/rows.jsonl" 2> "$dir/stderr" || { cat "$dir/stderr" >&2; grep -v '"ok": true' "$dir/rows.jsonl" | head >&2; exit 1; }
 rows=$(wc -l < "$dir/rows.jsonl")
 ok=$(grep -c '"ok": true' "$dir/rows.jsonl" || true)
-# Refused: commutative-only plans (rabenseifner, binary_blocks, ring) with the matrix product.
+# Refused: commutative-only plans (rabenseifner, binary_blocks, ring, ...) with the matrix product.
 refused=$(grep -v '"ok": true' "$dir/rows.jsonl" || true)
 bad=$(echo "$refused" | grep -v '^$' | grep -v '"op": "noncommutative"' || true)
-if [ -n "$bad" ] || echo "$refused" | grep -q '"algorithm": "\(binary_tree\|recursive_doubling\|binomial\)"'; then
+if [ -n "$bad" ] || echo "$refused" | grep -q '"algorithm": "\(binary_tree\|recursive_doubling\|binomial\|chain\|knomial\)"'; then
   echo "unexpected rows:" >&2; echo "$refused" | head >&2; exit 1
 fi
-expected=$(( (116 + 1) * 8 * 2 ))
+expected=$(( (116 + 1) * plans * 2 ))
 [ "$rows" -eq "$expected" ] || { echo "expected $expected rows, got $rows" >&2; exit 1; }
 echo "np $np: $ok of $rows rows exact, $((rows - ok)) refused (commutative-only plan, non-commutative op)"
