@@ -91,6 +91,7 @@ private:
   bool inBody_ = false;
   uint32_t rank_ = 0;
   ir::Program *prog_ = nullptr;
+  std::optional<uint32_t> slotsOf_[3]; ///< rank_'s buffer sizes (ir::bufferSlots)
   int64_t step_ = 0;
   std::optional<uint32_t> lastStep_;
 };
@@ -179,6 +180,8 @@ void Machine::run(uint32_t rank, ir::Program &prog) {
   inBody_ = true;
   rank_ = rank;
   prog_ = &prog;
+  for (ir::Buffer b : {ir::Buffer::In, ir::Buffer::Out, ir::Buffer::Tmp})
+    slotsOf_[size_t(b)] = ir::bufferSlots(sh, rank, b);
   step_ = 0;
   lastStep_.reset();
   exec(m_.body);
@@ -275,6 +278,8 @@ ir::Slots Machine::slots(const SlotsExpr &s, llvm::StringRef role) {
   }
   const int64_t first = eval(*s.first);
   const int64_t end = s.end ? eval(*s.end) : first + 1;
+  if (first >= 0 && end > first && end <= int64_t(UINT32_MAX))
+    return ir::Slots{buffer, uint32_t(first), uint32_t(end - first)};
   const char *b = ir::name(buffer).data();
   if (first < 0)
     fail(s.loc, llvm::formatv("{0}: slot {1}[{2}] is negative", role, b, first));
@@ -355,8 +360,22 @@ void Machine::emit(const Stmt &s) {
     throw Found{};
   }
   prog_->ops.push_back(std::move(op));
-  if (std::optional<std::string> e = ir::checkOp(sh, rank_, prog_->ops, index))
-    fail(s.loc, llvm::formatv("{0}: {1}", kind, *e));
+  // The common op — in range, no dst, a step, a combining op only where the
+  // collective reduces — is checked here; anything else by ir::checkOp,
+  // which also words the refusal.
+  const ir::Op &added = prog_->ops.back();
+  auto fits = [&](const ir::Slots &x) {
+    const std::optional<uint32_t> n = slotsOf_[size_t(x.buf)];
+    return n && x.end() <= *n;
+  };
+  const bool plain = !added.hasDst && added.deps == ir::DepKind::Step &&
+                     (!ir::hasOrder(added.kind) || ir::reduces(sh.collective)) &&
+                     fits(added.slots()) &&
+                     (!ir::hasSrc(added.kind) ||
+                      (fits(added.srcSlots()) && !added.srcSlots().overlaps(added.slots())));
+  if (!plain)
+    if (std::optional<std::string> e = ir::checkOp(sh, rank_, prog_->ops, index))
+      fail(s.loc, llvm::formatv("{0}: {1}", kind, *e));
 }
 
 // --- expressions ------------------------------------------------------------------
@@ -590,8 +609,13 @@ llvm::Expected<ir::Plan> instantiate(const Module &m, const InstantiateOptions &
     plan.algorithm = m.name;
     plan.source = m.source.name;
     plan.programs.resize(mc.sh.ranks);
-    for (uint32_t r = 0; r < mc.sh.ranks; ++r)
+    for (uint32_t r = 0; r < mc.sh.ranks; ++r) {
+      // Ranks of an SPMD program mostly emit alike: the previous rank's op
+      // count saves most of the regrowing.
+      if (r > 0)
+        plan.programs[r].ops.reserve(plan.programs[r - 1].ops.size());
       mc.run(r, plan.programs[r]);
+    }
     return plan;
   } catch (const EvalFailure &f) {
     return mc.error(f);
