@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # examples/run-example.sh COLLC MPIEXEC EXAMPLE PLAN NP SRC_DIR WORK_DIR
-# Compiles PLAN (a file in SRC_DIR, or a generator's name) for NP ranks and
+# Compiles PLAN (a plan or algorithm file in SRC_DIR, or a library algorithm's
+# name) for NP ranks and
 # runs the example program on it; the example prints "ok" when every result
 # matches MPI_Allreduce.
 set -euo pipefail
@@ -9,6 +10,8 @@ mkdir -p "$work"
 out=$work/$plan.np$np.cplan
 if [ -f "$src/$plan.yaml" ]; then
   "$collc" compile "$src/$plan.yaml" -o "$out"
+elif [ -f "$src/$plan.calgo" ]; then
+  "$collc" compile "$src/$plan.calgo" --ranks "$np" -o "$out"
 else
   "$collc" gen "$plan" --ranks "$np" | "$collc" compile - -o "$out"
 fi
