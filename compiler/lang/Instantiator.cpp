@@ -42,9 +42,7 @@ public:
   /// Runs the body for `rank`, appending to `prog`.
   void run(uint32_t rank, ir::Program &prog);
 
-  [[noreturn]] void fail(Loc at, const llvm::Twine &message) const {
-    throw EvalFailure{at, message.str() + " (" + context(true) + ")"};
-  }
+  [[noreturn, gnu::cold, gnu::noinline]] void fail(Loc at, const llvm::Twine &message) const;
   llvm::Error error(const EvalFailure &f) const { return m_.source.error(f.loc, f.message); }
   /// "r = 3, p = 8, root = 0, k = 2, s = 1" (without r in the header; only
   /// the loop variables with `withShape` false).
@@ -56,8 +54,12 @@ public:
   std::string stopContext;
 
 private:
+  /// The hot kinds (literals, variables, arithmetic that cannot fail) are
+  /// evaluated here; the rest, and every error, out of line, so this
+  /// function's frame stays small.
   int64_t eval(const Expr &e);
-  int64_t evalBinary(const Expr &e, int64_t a, int64_t b);
+  [[gnu::noinline]] int64_t evalOther(const Expr &e);
+  [[gnu::noinline]] int64_t evalBinary(const Expr &e, int64_t a, int64_t b);
   int64_t evalBuiltin(const Expr &e);
   void exec(const Block &b);
   void exec(const Stmt &s);
@@ -95,6 +97,10 @@ private:
   int64_t step_ = 0;
   std::optional<uint32_t> lastStep_;
 };
+
+void Machine::fail(Loc at, const llvm::Twine &message) const {
+  throw EvalFailure{at, message.str() + " (" + context(true) + ")"};
+}
 
 std::string Machine::context(bool withShape) const {
   std::string s;
@@ -246,14 +252,24 @@ void Machine::execFor(const Stmt &s) {
   };
   if (from < to) {
     if (s.geometric) {
-      // from, from*k, ... below `to`; reversed from the largest down.
-      std::vector<int64_t> values;
-      for (int64_t v = from; v < to; v = v > (to - 1) / stride ? to : v * stride)
-        values.push_back(v);
-      if (s.reverse)
-        std::reverse(values.begin(), values.end());
-      for (int64_t v : values)
-        body(v);
+      // from, from*k, ... below `to`; reversed, from the largest down (each
+      // value is the next one times k, so dividing walks back exactly).
+      int64_t last = from;
+      while (last <= (to - 1) / stride)
+        last *= stride;
+      if (!s.reverse) {
+        for (int64_t v = from;; v *= stride) {
+          body(v);
+          if (v == last)
+            break;
+        }
+      } else {
+        for (int64_t v = last;; v /= stride) {
+          body(v);
+          if (v == from)
+            break;
+        }
+      }
     } else if (!s.reverse) {
       for (int64_t v = from; v < to; v = v > to - stride ? to : v + stride)
         body(v);
@@ -389,9 +405,63 @@ int64_t Machine::eval(const Expr &e) {
   case ExprKind::Local:
     return locals_[frame_ + e.value];
   case ExprKind::Rank:
-    if (!inBody_)
-      fail(e.loc, "'r' has no value in the header (it is the same for every rank)");
-    return rank_;
+    if (inBody_)
+      return rank_;
+    break;
+  case ExprKind::Binary: {
+    const int64_t a = eval(*e.a), b = eval(*e.b);
+    int64_t v = 0;
+    switch (BinOp(e.op)) {
+    case BinOp::Add:
+      if (!__builtin_add_overflow(a, b, &v))
+        return v;
+      break;
+    case BinOp::Sub:
+      if (!__builtin_sub_overflow(a, b, &v))
+        return v;
+      break;
+    case BinOp::Mul:
+      if (!__builtin_mul_overflow(a, b, &v))
+        return v;
+      break;
+    case BinOp::Div:
+      if (b > 0)
+        return a / b - (a % b < 0); // floor
+      break;
+    case BinOp::Mod:
+      if (b > 0)
+        return a % b < 0 ? a % b + b : a % b;
+      break;
+    case BinOp::Xor: return a ^ b;
+    case BinOp::BitAnd: return a & b;
+    case BinOp::BitOr: return a | b;
+    case BinOp::Eq: return a == b;
+    case BinOp::Ne: return a != b;
+    case BinOp::Lt: return a < b;
+    case BinOp::Le: return a <= b;
+    case BinOp::Gt: return a > b;
+    case BinOp::Ge: return a >= b;
+    default:
+      break;
+    }
+    return evalBinary(e, a, b);
+  }
+  case ExprKind::And:
+    return eval(*e.a) && eval(*e.b);
+  case ExprKind::Or:
+    return eval(*e.a) || eval(*e.b);
+  case ExprKind::Cond:
+    return eval(*e.a) ? eval(*e.b) : eval(*e.c);
+  default:
+    break;
+  }
+  return evalOther(e);
+}
+
+int64_t Machine::evalOther(const Expr &e) {
+  switch (e.kind) {
+  case ExprKind::Rank:
+    fail(e.loc, "'r' has no value in the header (it is the same for every rank)");
   case ExprKind::Nops:
     if (!inBody_)
       fail(e.loc, "'nops' has no value in the header");
@@ -410,16 +480,6 @@ int64_t Machine::eval(const Expr &e) {
     }
     break;
   }
-  case ExprKind::Binary: {
-    const int64_t a = eval(*e.a);
-    return evalBinary(e, a, eval(*e.b));
-  }
-  case ExprKind::And:
-    return eval(*e.a) && eval(*e.b);
-  case ExprKind::Or:
-    return eval(*e.a) || eval(*e.b);
-  case ExprKind::Cond:
-    return eval(*e.a) ? eval(*e.b) : eval(*e.c);
   case ExprKind::Call: {
     burn(e.loc);
     if (calls_ >= maxCallDepth)
