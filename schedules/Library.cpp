@@ -5,6 +5,7 @@
 #include "compiler/lang/Instantiator.h"
 #include "compiler/lang/Parser.h"
 
+#include "llvm/Support/Format.h"
 #include "llvm/Support/FormatVariadic.h"
 
 #include <cassert>
@@ -109,7 +110,18 @@ llvm::Expected<ir::Plan> generate(ir::Collective c, llvm::StringRef name,
                                        opts.ranks)
                              .str()
                        : llvm::formatv("{0} has no root", ir::name(c)).str());
-  return lang::instantiate(*a->module, toLang(opts));
+  llvm::Expected<ir::Plan> plan = lang::instantiate(*a->module, toLang(opts));
+  if (plan)
+    return plan;
+  return llvm::handleErrors(plan.takeError(), [&](const lang::OpLimitError &e) -> llvm::Error {
+    return llvm::createStringError(
+        llvm::inconvertibleErrorCode(),
+        llvm::formatv("{0} {1} for {2} ranks has more than {3} ops (over {4} GB in memory); "
+                      "refused (the limit is --max-ops)",
+                      ir::name(c), name, opts.ranks, e.limit,
+                      llvm::format("%.1f", double(e.limit) * double(sizeof(ir::Op)) / 1e9))
+            .str());
+  });
 }
 
 } // namespace collc::sched

@@ -7,12 +7,15 @@
 
 namespace collc::lang {
 
+char OpLimitError::ID = 0;
+
 namespace {
 
 /// Thrown to unwind to the API boundary with a positioned refusal.
 struct EvalFailure {
   Loc loc;
   std::string message;
+  bool opLimit = false; ///< the run emitted more than maxOps ops
 };
 
 /// Slots as the language writes them: "out[2]", "out[0..2]" (half-open).
@@ -43,7 +46,11 @@ public:
   void run(uint32_t rank, ir::Program &prog);
 
   [[noreturn, gnu::cold, gnu::noinline]] void fail(Loc at, const llvm::Twine &message) const;
-  llvm::Error error(const EvalFailure &f) const { return m_.source.error(f.loc, f.message); }
+  llvm::Error error(const EvalFailure &f) const {
+    if (f.opLimit)
+      return llvm::make_error<OpLimitError>(opts_.maxOps, m_.source.format(f.loc, f.message));
+    return m_.source.error(f.loc, f.message);
+  }
   /// "r = 3, p = 8, root = 0, k = 2, s = 1" (without r in the header; only
   /// the loop variables with `withShape` false).
   std::string context(bool withShape) const;
@@ -370,7 +377,9 @@ void Machine::emit(const Stmt &s) {
     lastStep_ = op.step;
   }
   if (opsLeft_-- == 0)
-    fail(s.loc, llvm::formatv("more than {0} ops", opts_.maxOps));
+    throw EvalFailure{s.loc,
+                      llvm::formatv("more than {0} ops ({1})", opts_.maxOps, context(true)).str(),
+                      /*opLimit=*/true};
   if (stopAt && index == *stopAt) {
     stopContext = context(false);
     throw Found{};

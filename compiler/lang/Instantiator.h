@@ -38,6 +38,20 @@ struct InstantiateOptions {
   uint64_t maxOps = uint64_t(1) << 27;
 };
 
+/// The refusal of an instantiation that would emit more than
+/// InstantiateOptions::maxOps ops (so a caller can word it for its option).
+class OpLimitError : public llvm::ErrorInfo<OpLimitError> {
+public:
+  static char ID;
+  OpLimitError(uint64_t limit, std::string message)
+      : limit(limit), message(std::move(message)) {}
+  void log(llvm::raw_ostream &os) const override { os << message; }
+  std::error_code convertToErrorCode() const override { return llvm::inconvertibleErrorCode(); }
+
+  uint64_t limit;      ///< the limit the plan exceeded
+  std::string message; ///< positioned, like every instantiation error
+};
+
 /// Whether the file's `require` lines accept `opts` (false: they refuse it).
 /// An error when p, root or a parameter is invalid or a condition cannot be
 /// evaluated.
