@@ -339,6 +339,67 @@ TEST(Instantiator, RefusesWithPositionAndValues) {
             "  ^");
 }
 
+TEST(Instantiator, RefusesLoopsOpsAndShapesThatCannotBe) {
+  EXPECT_EQ(error("for i in 0..p by 0 {\n}\n"),
+            "t.calgo:4:18: error: a range's stride must be 1 or more, not 0 (r = 0, p = 4)\n"
+            "  for i in 0..p by 0 {\n"
+            "                   ^");
+  EXPECT_EQ(error("for i in 1..p by *1 {\n}\n"),
+            "t.calgo:4:19: error: a range's stride must be *2 or more, not 1 (r = 0, p = 4)\n"
+            "  for i in 1..p by *1 {\n"
+            "                    ^");
+  EXPECT_EQ(error("for i in 0..p by *2 {\n}\n"),
+            "t.calgo:4:10: error: a range with a stride '*2' must start at 1 or more, not 0 "
+            "(r = 0, p = 4)\n"
+            "  for i in 0..p by *2 {\n"
+            "           ^");
+  EXPECT_EQ(error("step -(-9223372036854775807 - 1)\n"),
+            "t.calgo:4:6: error: -(-2^63) overflows 64 bits (r = 0, p = 4)\n"
+            "  step -(-9223372036854775807 - 1)\n"
+            "       ^");
+  EXPECT_EQ(error("step nops\n", 2, {}, "algorithm t\ncollective allreduce\nchunks nops + 1\n"),
+            "t.calgo:3:8: error: 'nops' has no value in the header (p = 2)\n"
+            "  chunks nops + 1\n"
+            "         ^");
+  EXPECT_EQ(error("recv_reduce out[0] from 1 - r into tmp[0..2]\n", 2, {},
+                  std::string(header) + "scratch 2\n"),
+            "t.calgo:5:36: error: recv_reduce: destination tmp[0..2] has 2 slots, out[0] has 1 "
+            "(r = 0, p = 2)\n"
+            "  recv_reduce out[0] from 1 - r into tmp[0..2]\n"
+            "                                     ^");
+  EXPECT_EQ(error("copy in[0] to out[0]\n", 2, {},
+                  "algorithm t\ncollective reduce\nchunks 1\n"),
+            "t.calgo:4:1: error: copy: rank 1 has no out buffer (in reduce only the root has one) "
+            "(r = 1, p = 2, root = 0)\n"
+            "  copy in[0] to out[0]\n"
+            "  ^");
+  EXPECT_EQ(error("recv_reduce out[0] from 1 - r\n", 2, {},
+                  "algorithm t\ncollective allgather\nchunks p\n"),
+            "t.calgo:4:1: error: recv_reduce: recv_reduce is not allowed in a allgather plan (it "
+            "does not reduce) (r = 0, p = 2)\n"
+            "  recv_reduce out[0] from 1 - r\n"
+            "  ^");
+  llvm::Expected<Module> m = parse(std::string(header) + "for s in 0..p {\n  send out[0] to 1 - r\n}\n",
+                                   "t.calgo");
+  ASSERT_TRUE(bool(m));
+  InstantiateOptions o;
+  o.ranks = 2;
+  o.maxOps = 3;
+  llvm::Expected<ir::Plan> plan = instantiate(*m, o);
+  ASSERT_FALSE(bool(plan));
+  bool limited = false;
+  llvm::handleAllErrors(plan.takeError(), [&](const OpLimitError &e) {
+    limited = true;
+    EXPECT_EQ(e.limit, 3u);
+    EXPECT_EQ(e.message, "t.calgo:5:3: error: more than 3 ops (r = 1, p = 2, s = 1)\n"
+                         "    send out[0] to 1 - r\n"
+                         "    ^");
+  });
+  EXPECT_TRUE(limited);
+  o.maxOps = 4;
+  EXPECT_TRUE(bool(instantiate(*m, o)));
+}
+
 TEST(Instantiator, EdgeValuesOfTheShape) {
   // p = 1: the loops over the other ranks are empty; r = p - 1 wraps with %.
   EXPECT_EQ(program("for s in 1..p { send out[s] to (r + s) % p }", 1, 0), "");
