@@ -30,7 +30,7 @@ struct GenOptions {
   uint32_t ranks = 1;
   uint32_t root = 0; ///< reduce only
   /// Values for the file's `param`s (the rest keep their defaults).
-  std::vector<std::pair<std::string, int64_t>> params;
+  std::vector<std::pair<std::string, int64_t>> params = {};
   /// A plan with more ops is refused (generate returns an error).
   uint64_t maxOps = defaultMaxOps;
 };

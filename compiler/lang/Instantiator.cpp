@@ -511,8 +511,10 @@ int64_t Machine::evalOther(const Expr &e) {
   }
   case ExprKind::Builtin:
     return evalBuiltin(e);
+  default: // the kinds eval() handles itself
+    break;
   }
-  return 0;
+  llvm_unreachable("evalOther: a kind eval() handles");
 }
 
 int64_t Machine::evalBinary(const Expr &e, int64_t a, int64_t b) {

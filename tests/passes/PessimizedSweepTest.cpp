@@ -103,10 +103,10 @@ ir::Plan pessimize(ir::Plan plan) {
         out.push_back(use);
       },
       /*parallel=*/false);
-  // 4. Once done, each rank with an out buffer sends out[0] to its right
-  // neighbour, who drops it.
+  // 4. Once done, each rank whose out holds a result sends out[0] to its
+  // right neighbour, who drops it.
   for (uint32_t r = 0; r < p && p >= 2; ++r) {
-    if (!ir::bufferSlots(plan.shape, r, ir::Buffer::Out))
+    if (!ir::bufferSlots(plan.shape, r, ir::Buffer::Out) || !ir::outRequired(plan.shape, r))
       continue;
     auto &ops = plan.programs[r].ops;
     ir::Op send;

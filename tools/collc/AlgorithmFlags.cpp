@@ -83,7 +83,7 @@ llvm::Expected<ir::Plan> loadPlan(llvm::StringRef input, std::optional<lang::Mod
                                   lang::InstantiateOptions *used, uint64_t maxOps) {
   if (!isAlgorithmFile(input)) {
     if (llvm::Error e = refuseAlgorithmFlags(input))
-      return std::move(e);
+      return e;
     return ir::readPlanFile(input);
   }
   llvm::Expected<lang::Module> m = lang::parseFile(input);
