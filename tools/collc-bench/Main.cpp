@@ -10,7 +10,7 @@
 // compares it with the exact sequential fold (Workload.h). Links the collc
 // runtime and MPI only.
 #include "collc/collc.h"
-#include "runtime/interpose/Bundle.h"
+#include "runtime/bytecode/Bundle.h"
 #include "tools/collc-bench/Calls.h"
 #include "tools/collc-bench/Workload.h"
 

@@ -13,7 +13,7 @@
 #include "compiler/Disasm.h"
 #include "compiler/Lower.h"
 #include "compiler/Verifier.h"
-#include "runtime/interpose/Bundle.h"
+#include "runtime/bytecode/Bundle.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/FormatVariadic.h"

@@ -5,7 +5,7 @@
 #include "ir/PlanIO.h"
 #include "runtime/bytecode/Listing.h"
 #include "runtime/bytecode/Loader.h"
-#include "runtime/interpose/Bundle.h"
+#include "runtime/bytecode/Bundle.h"
 
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/raw_ostream.h"

@@ -6,7 +6,7 @@
 #include "compiler/Verifier.h"
 #include "compiler/lang/Parser.h"
 #include "ir/PlanIO.h"
-#include "runtime/interpose/Bundle.h"
+#include "runtime/bytecode/Bundle.h"
 
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/MemoryBuffer.h"

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# tests/interpose/compare.sh: run an MPI program natively and under
+# tests/dropin/compare.sh: run an MPI program natively and under
 # libcollc_mpi.so (LD_PRELOAD through mpirun -x) and require the same stdout.
 #
 # usage: compare.sh --mpiexec MPIEXEC --np N [options] -- PROGRAM [ARGS...]

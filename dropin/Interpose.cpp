@@ -1,4 +1,4 @@
-// runtime/interpose/Interpose.cpp: libcollc_mpi.so, the PMPI interposer that
+// dropin/Interpose.cpp: libcollc_mpi.so, the PMPI interposer that
 // runs unmodified MPI programs' MPI_Allreduce / MPI_Reduce / MPI_Iallreduce /
 // MPI_Ireduce on collc plans (docs/dropin.md).
 //
@@ -37,9 +37,9 @@
 // list of communicators with non-blocking work.
 #include "collc/collc.h"
 #include "runtime/api/Execution.h"
-#include "runtime/interpose/Config.h"
-#include "runtime/interpose/PlanLibrary.h"
-#include "runtime/interpose/Selection.h"
+#include "dropin/Config.h"
+#include "dropin/PlanLibrary.h"
+#include "dropin/Selection.h"
 #include "runtime/kernels/MpiTypes.h"
 
 #include <mpi.h>
@@ -62,7 +62,7 @@
 
 #define COLLC_EXPORT extern "C" __attribute__((visibility("default")))
 
-namespace collc::interpose {
+namespace collc::dropin {
 namespace {
 
 // --- calls, fallback reasons, counters ---------------------------------------------
@@ -908,7 +908,7 @@ template <class T> uint64_t fnvValue(uint64_t h, T v) { return fnv(h, &v, sizeof
 /// Everything that can change a decision, hashed (not paths: the same files
 /// may be mounted elsewhere on another node).
 uint64_t fingerprint(const Global &g) {
-  uint64_t h = fnv(0xcbf29ce484222325ull, std::string("collc-interpose/1"));
+  uint64_t h = fnv(0xcbf29ce484222325ull, std::string("collc-dropin/1"));
   h = fnvValue(h, g.config.verify);
   h = fnvValue(h, g.config.acceptUnproven);
   for (const std::string &f : g.config.forced)
@@ -1087,9 +1087,9 @@ void reportStats(Global &g) {
 }
 
 } // namespace
-} // namespace collc::interpose
+} // namespace collc::dropin
 
-using namespace collc::interpose;
+using namespace collc::dropin;
 
 // --- the intercepted MPI functions ---------------------------------------------------------
 

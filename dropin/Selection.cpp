@@ -1,4 +1,4 @@
-// runtime/interpose/Selection.cpp: the default decision table and select().
+// dropin/Selection.cpp: the default decision table and select().
 //
 // The table follows Rabenseifner's adaptive choice (R. Rabenseifner,
 // "Optimization of Collective Reduction Operations", ICCS 2004) with the
@@ -20,9 +20,9 @@
 // Rabenseifner measured between doubling and halving-doubling; a user-defined
 // operation costs a function call through MPI_Reduce_local per combine, which
 // raises γ and so favours the plans that reduce only n(p-1)/p bytes earlier.
-#include "runtime/interpose/Selection.h"
+#include "dropin/Selection.h"
 
-namespace collc::interpose {
+namespace collc::dropin {
 
 namespace {
 
@@ -203,4 +203,4 @@ Selection select(const Config &config, const CallTraits &t, std::span<const File
   return s;
 }
 
-} // namespace collc::interpose
+} // namespace collc::dropin

@@ -1,6 +1,6 @@
-// runtime/interpose/Bundle.cpp: reading, validating and writing .cbundle files
+// runtime/bytecode/Bundle.cpp: reading, validating and writing .cbundle files
 // (docs/bundle.md). Every read is bounds-checked against the input first.
-#include "runtime/interpose/Bundle.h"
+#include "runtime/bytecode/Bundle.h"
 
 #include "runtime/bytecode/Loader.h"
 

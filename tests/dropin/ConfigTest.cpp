@@ -1,7 +1,7 @@
-// tests/interpose/ConfigTest.cpp: the environment and the rules files — the
+// tests/dropin/ConfigTest.cpp: the environment and the rules files — the
 // exact message for each kind of mistake, and that a mistake means the default
 // (nothing half-applied).
-#include "runtime/interpose/Config.h"
+#include "dropin/Config.h"
 
 #include <gtest/gtest.h>
 
@@ -9,7 +9,7 @@
 #include <iterator>
 #include <map>
 
-using namespace collc::interpose;
+using namespace collc::dropin;
 
 namespace {
 

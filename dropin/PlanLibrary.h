@@ -1,4 +1,4 @@
-// runtime/interpose/PlanLibrary.h: the plans the interposer can run — files
+// dropin/PlanLibrary.h: the plans the interposer can run — files
 // from COLLC_PLAN_PATH and plans generated on demand.
 //
 // scan() reads every `.cplan` and `.cbundle` in the COLLC_PLAN_PATH folders
@@ -12,11 +12,11 @@
 // every communicator of that shape loads the same bytes.
 // Thread-safe: the file list is fixed after scan(); the caches take a mutex,
 // only on the first use of a plan.
-#ifndef COLLC_RUNTIME_INTERPOSE_PLANLIBRARY_H
-#define COLLC_RUNTIME_INTERPOSE_PLANLIBRARY_H
+#ifndef COLLC_DROPIN_PLANLIBRARY_H
+#define COLLC_DROPIN_PLANLIBRARY_H
 
-#include "runtime/interpose/Config.h"
-#include "runtime/interpose/Selection.h"
+#include "dropin/Config.h"
+#include "dropin/Selection.h"
 
 #include <map>
 #include <memory>
@@ -25,7 +25,7 @@
 #include <tuple>
 #include <vector>
 
-namespace collc::interpose {
+namespace collc::dropin {
 
 /// One plan from a file: a .cplan, or one entry of a bundle.
 struct PlanFile {
@@ -85,6 +85,6 @@ private:
   std::map<int, std::pair<bool, std::string>> fileVerified_;
 };
 
-} // namespace collc::interpose
+} // namespace collc::dropin
 
-#endif // COLLC_RUNTIME_INTERPOSE_PLANLIBRARY_H
+#endif // COLLC_DROPIN_PLANLIBRARY_H

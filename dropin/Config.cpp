@@ -1,4 +1,4 @@
-// runtime/interpose/Config.cpp: environment variables and rules files.
+// dropin/Config.cpp: environment variables and rules files.
 //
 // The rules file is a small, fixed subset of YAML (docs/dropin.md): top-level
 // `format:` and `rules:`, the rules a block sequence whose items are block
@@ -6,16 +6,16 @@
 // mappings (`- {key: value, ...}`), `#` comments. The runtime links no YAML
 // library, so it is read here line by line; anything outside the subset is an
 // error naming file:line, never a guess.
-#include "runtime/interpose/Config.h"
+#include "dropin/Config.h"
 
 #include "runtime/bytecode/ReadFile.h"
-#include "runtime/interpose/Bundle.h"
+#include "runtime/bytecode/Bundle.h"
 
 #include <algorithm>
 #include <cstring>
 #include <optional>
 
-namespace collc::interpose {
+namespace collc::dropin {
 
 const char *name(Coll c) { return c == Coll::Allreduce ? "allreduce" : "reduce"; }
 
@@ -447,4 +447,4 @@ void loadRules(const char *value, const KnownAlgorithms &known, Config &config) 
   config.rulesFile = path;
 }
 
-} // namespace collc::interpose
+} // namespace collc::dropin

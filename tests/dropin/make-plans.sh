@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# tests/interpose/make-plans.sh COLLC OUT: the plan folders the COLLC_PLAN_PATH
+# tests/dropin/make-plans.sh COLLC OUT: the plan folders the COLLC_PLAN_PATH
 # tests use, made with the collc tool.
 #   OUT/good:  a bundle for allreduce on 4 ranks (recursive_doubling below
 #              2 KiB, rabenseifner from 2 KiB), a ring for 3 ranks that does not

@@ -1,4 +1,4 @@
-/* tests/interpose/pending.c: freeing a communicator while a non-blocking
+/* tests/dropin/pending.c: freeing a communicator while a non-blocking
  * collective on it is still pending, which MPI allows ("pending operations
  * complete normally"). Open MPI 4.1.4's own MPI_Iallreduce crashes on it, so
  * this program checks its results against values computed locally instead of

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# tests/interpose/bundle-cli.sh COLLC WORKDIR: `collc bundle` — what it writes,
+# tests/dropin/bundle-cli.sh COLLC WORKDIR: `collc bundle` — what it writes,
 # what it refuses (exit 1) and what is misuse (exit 2), with the exact messages.
 set -u
 collc=$1 dir=$2

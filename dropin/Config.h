@@ -1,4 +1,4 @@
-// runtime/interpose/Config.h: the interposer's settings, read from the
+// dropin/Config.h: the interposer's settings, read from the
 // environment (docs/dropin.md): COLLC_ALGORITHM, COLLC_RULES, COLLC_PLAN_PATH,
 // COLLC_DEBUG, COLLC_STATS, COLLC_VERIFY.
 //
@@ -6,8 +6,8 @@
 // which the interposer prints once, on rank 0) and the variable's default.
 // A rules file is all or nothing — any error and none of its rules apply — so
 // a typo can never leave half a policy in force. MPI-free, LLVM-free.
-#ifndef COLLC_RUNTIME_INTERPOSE_CONFIG_H
-#define COLLC_RUNTIME_INTERPOSE_CONFIG_H
+#ifndef COLLC_DROPIN_CONFIG_H
+#define COLLC_DROPIN_CONFIG_H
 
 #include "runtime/bytecode/Format.h"
 
@@ -17,7 +17,7 @@
 #include <string_view>
 #include <vector>
 
-namespace collc::interpose {
+namespace collc::dropin {
 
 /// The collectives the interposer serves; MPI_Iallreduce / MPI_Ireduce count
 /// as allreduce / reduce for selection.
@@ -85,6 +85,6 @@ bool parseRules(std::string_view text, const std::string &file, const KnownAlgor
 /// or adds one warning (listing the errors) and leaves no rules.
 void loadRules(const char *value, const KnownAlgorithms &known, Config &config);
 
-} // namespace collc::interpose
+} // namespace collc::dropin
 
-#endif // COLLC_RUNTIME_INTERPOSE_CONFIG_H
+#endif // COLLC_DROPIN_CONFIG_H

@@ -1,8 +1,8 @@
-// tests/interpose/BundleTest.cpp: the .cbundle reader and writer — round
+// tests/bytecode/BundleTest.cpp: the .cbundle reader and writer — round
 // trips, the exact error for each rule, and corrupted files (every
 // truncation, every byte flipped, random mutations with the checksum repaired
 // so they reach the checks behind it): an error or a valid bundle, never a crash.
-#include "runtime/interpose/Bundle.h"
+#include "runtime/bytecode/Bundle.h"
 
 #include "compiler/Lower.h"
 #include "runtime/bytecode/Loader.h"

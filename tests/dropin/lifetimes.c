@@ -1,4 +1,4 @@
-/* tests/interpose/lifetimes.c: a user operation or datatype freed while a
+/* tests/dropin/lifetimes.c: a user operation or datatype freed while a
  * non-blocking collective that uses it is still pending.
  *
  * A plain MPI program. MPI says that freeing an operation (MPI_Op_free) or a

@@ -1,10 +1,10 @@
-/* tests/interpose/collectives.c: MPI_Allreduce, MPI_Reduce, MPI_Iallreduce and
+/* tests/dropin/collectives.c: MPI_Allreduce, MPI_Reduce, MPI_Iallreduce and
  * MPI_Ireduce over many communicators, datatypes, operations, counts and roots.
  *
  * A plain MPI program (the MPI standard only, no collc header). Every result
  * is exact — integers, or floating-point values whose sums are integers — so
  * the output is the same byte for byte whatever order a reduction runs in,
- * and tests/interpose/compare.sh diffs a run under libcollc_mpi.so against a
+ * and tests/dropin/compare.sh diffs a run under libcollc_mpi.so against a
  * native run. Rank 0 prints one line per case: the case name and a hash of
  * every rank's result ("=" when all ranks that have one agree), plus the first
  * values of the result.

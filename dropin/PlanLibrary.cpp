@@ -1,5 +1,5 @@
-// runtime/interpose/PlanLibrary.cpp: plan files and generated plans.
-#include "runtime/interpose/PlanLibrary.h"
+// dropin/PlanLibrary.cpp: plan files and generated plans.
+#include "dropin/PlanLibrary.h"
 
 #include "compiler/Disasm.h"
 #include "compiler/Lower.h"
@@ -7,14 +7,14 @@
 #include "compiler/passes/Pipeline.h"
 #include "runtime/bytecode/Loader.h"
 #include "runtime/bytecode/ReadFile.h"
-#include "runtime/interpose/Bundle.h"
+#include "runtime/bytecode/Bundle.h"
 #include "schedules/Generators.h"
 
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
 
-namespace collc::interpose {
+namespace collc::dropin {
 
 namespace {
 
@@ -279,4 +279,4 @@ bool PlanLibrary::verifyFile(int id, std::string &error) {
   return it->second.first;
 }
 
-} // namespace collc::interpose
+} // namespace collc::dropin

@@ -1,7 +1,7 @@
-// runtime/interpose/Bundle.h: plan bundles (.cbundle) — several .cplan plans
+// runtime/bytecode/Bundle.h: plan bundles (.cbundle) — several .cplan plans
 // for one (collective, ranks), each with the message sizes it serves.
 //
-// `collc bundle` writes them; the interposer loads them from COLLC_PLAN_PATH.
+// `collc bundle` writes them; the drop-in (dropin/) loads them from COLLC_PLAN_PATH.
 // The format is specified byte by byte in docs/bundle.md. Like the .cplan
 // loader, readBundle accepts any byte string and returns either a bundle or an
 // error naming the offset and the rule — never a crash. A bundle it returns
@@ -16,9 +16,9 @@
 //    bundle's collective and ranks;
 //  - every entry's byte range [minBytes, maxBytes) is non-empty, and the
 //    ranges of entries with the same root do not overlap.
-// MPI-free and LLVM-free: the interposer and the collc tool share it.
-#ifndef COLLC_RUNTIME_INTERPOSE_BUNDLE_H
-#define COLLC_RUNTIME_INTERPOSE_BUNDLE_H
+// MPI-free and LLVM-free: the drop-in and the collc tool share it.
+#ifndef COLLC_RUNTIME_BYTECODE_BUNDLE_H
+#define COLLC_RUNTIME_BYTECODE_BUNDLE_H
 
 #include "runtime/Status.h"
 #include "runtime/bytecode/Format.h"
@@ -86,4 +86,4 @@ bool parseByteCount(std::string_view text, uint64_t &value);
 
 } // namespace collc::rt
 
-#endif // COLLC_RUNTIME_INTERPOSE_BUNDLE_H
+#endif // COLLC_RUNTIME_BYTECODE_BUNDLE_H

@@ -1,15 +1,15 @@
-// tests/interpose/SelectionTest.cpp: the default decision table and the
+// tests/dropin/SelectionTest.cpp: the default decision table and the
 // precedence of COLLC_ALGORITHM, COLLC_RULES and plan files — above all, that
 // no choice ever gives a non-commutative operation a plan that needs a
 // commutative one.
-#include "runtime/interpose/Selection.h"
+#include "dropin/Selection.h"
 
 #include "schedules/Generators.h"
 
 #include <gtest/gtest.h>
 
 using namespace collc;
-using namespace collc::interpose;
+using namespace collc::dropin;
 
 namespace {
 

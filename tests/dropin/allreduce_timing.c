@@ -1,4 +1,4 @@
-/* tests/interpose/allreduce_timing.c: time an MPI_Allreduce loop (a benchmark
+/* tests/dropin/allreduce_timing.c: time an MPI_Allreduce loop (a benchmark
  * program, not a test) — run it natively and under libcollc_mpi.so to compare.
  *
  * usage: allreduce_timing [REPEATS]   (default 5)

@@ -1,4 +1,4 @@
-/* tests/interpose/loop.c: many back-to-back small collectives, and memory that
+/* tests/dropin/loop.c: many back-to-back small collectives, and memory that
  * stays flat (the resident set size of every rank grows by less than 4 MiB
  * between the end of a warm-up and the end of each phase).
  *

@@ -1,4 +1,4 @@
-// runtime/interpose/Selection.h: which plan serves a call — the default
+// dropin/Selection.h: which plan serves a call — the default
 // decision table and the precedence of the overrides (docs/dropin.md,
 // README "Drop-in use").
 //
@@ -16,16 +16,16 @@
 // property a collective cannot do without. In-place use therefore does not
 // enter the decision: MPI_Reduce passes MPI_IN_PLACE at the root only.
 // MPI-free, LLVM-free.
-#ifndef COLLC_RUNTIME_INTERPOSE_SELECTION_H
-#define COLLC_RUNTIME_INTERPOSE_SELECTION_H
+#ifndef COLLC_DROPIN_SELECTION_H
+#define COLLC_DROPIN_SELECTION_H
 
-#include "runtime/interpose/Config.h"
+#include "dropin/Config.h"
 
 #include <functional>
 #include <span>
 #include <string>
 
-namespace collc::interpose {
+namespace collc::dropin {
 
 /// What selection knows about a call. All fields agree across the ranks.
 struct CallTraits {
@@ -98,6 +98,6 @@ struct PlanQuery {
 Selection select(const Config &config, const CallTraits &t, std::span<const FileCandidate> files,
                  const PlanQuery &query);
 
-} // namespace collc::interpose
+} // namespace collc::dropin
 
-#endif // COLLC_RUNTIME_INTERPOSE_SELECTION_H
+#endif // COLLC_DROPIN_SELECTION_H

@@ -1,4 +1,4 @@
-/* tests/interpose/bitorder.c: every rank gets the same bits from MPI_Allreduce
+/* tests/dropin/bitorder.c: every rank gets the same bits from MPI_Allreduce
  * with operations whose bits depend on the order of their operands.
  *
  * A plain MPI program. MPI lets an implementation combine the operands of a

@@ -1,4 +1,4 @@
-/* tests/interpose/threads.c: concurrent collectives on different
+/* tests/dropin/threads.c: concurrent collectives on different
  * communicators under MPI_THREAD_MULTIPLE.
  *
  * Each of THREADS threads owns a duplicate of MPI_COMM_WORLD and runs a mix of
