@@ -1,0 +1,137 @@
+// dropin/CommState.cpp: collc's state of each communicator — attached as an
+// MPI attribute (freed with the communicator), found again through a small
+// thread-local cache, and the runtime's private duplicate made where every
+// rank is in a blocking call.
+#include "dropin/State.h"
+
+#include "runtime/api/Execution.h"
+
+#include <algorithm>
+#include <numeric>
+
+namespace collc::dropin {
+
+namespace {
+
+struct TlComm {
+  MPI_Comm comm = MPI_COMM_NULL;
+  CommState *state = nullptr;
+};
+constexpr unsigned tlCommSlots = 8;
+thread_local TlComm tlComms[tlCommSlots];
+thread_local unsigned tlCommNext = 0;
+thread_local uint64_t tlEpoch = 0;
+
+void destroyState(Global &g, CommState *cs) {
+  if (cs->listed) {
+    std::lock_guard<std::mutex> lock(g.activeMu);
+    g.active.erase(std::remove(g.active.begin(), g.active.end(), cs), g.active.end());
+  }
+  for (CachedRequest &c : cs->cache)
+    if (c.req)
+      (void)collc_request_free(&c.req);
+  for (PlanSlot &p : cs->plans)
+    (void)collc_plan_free(&p.plan);
+  g.epoch.fetch_add(1, std::memory_order_acq_rel);
+  delete cs;
+}
+
+void remember(MPI_Comm comm, CommState *cs) {
+  tlComms[tlCommNext] = {comm, cs};
+  tlCommNext = (tlCommNext + 1) % tlCommSlots;
+}
+
+/// Attaches collc's state to `comm` (no communication).
+CommState *createState(Global &g, MPI_Comm comm) {
+  auto cs = std::make_unique<CommState>();
+  cs->id = g.nextCommId.fetch_add(1);
+  int inter = 0;
+  PMPI_Comm_test_inter(comm, &inter);
+  cs->inter = inter != 0;
+  PMPI_Comm_size(comm, &cs->size);
+  PMPI_Comm_rank(comm, &cs->rank);
+  if (!cs->inter) {
+    MPI_Group group;
+    if (PMPI_Comm_group(comm, &group) == MPI_SUCCESS) {
+      std::vector<int> ranks(size_t(cs->size)), world(size_t(cs->size));
+      std::iota(ranks.begin(), ranks.end(), 0);
+      if (PMPI_Group_translate_ranks(group, cs->size, ranks.data(), g.worldGroup,
+                                     world.data()) != MPI_SUCCESS ||
+          std::find(world.begin(), world.end(), MPI_UNDEFINED) != world.end())
+        cs->foreign = true;
+      PMPI_Group_free(&group);
+    }
+    for (Coll c : {Coll::Allreduce, Coll::Reduce})
+      cs->files[unsigned(c)] = g.library.candidates(c, uint32_t(cs->size));
+  }
+  if (PMPI_Comm_set_attr(comm, g.keyval, cs.get()) != MPI_SUCCESS)
+    return nullptr;
+  if (g.config.debug) {
+    size_t files = cs->files[0].size() + cs->files[1].size();
+    debugLine(g, "comm " + std::to_string(cs->id) + ": " + std::to_string(cs->size) + " ranks" +
+                     (cs->inter ? ", inter-communicator" : "") +
+                     (cs->foreign ? ", spans another MPI_COMM_WORLD" : "") + ", " +
+                     std::to_string(files) + " plan files fit");
+  }
+  remember(comm, cs.get());
+  return cs.release();
+}
+
+} // namespace
+
+extern "C" int collcDeleteState(MPI_Comm, int, void *attr, void *) {
+  if (Global *g = gGlobal.load(std::memory_order_acquire)) {
+    InternalScope internal;
+    destroyState(*g, static_cast<CommState *>(attr));
+  }
+  return MPI_SUCCESS;
+}
+
+CommState *findState(Global &g, MPI_Comm comm) {
+  const uint64_t e = g.epoch.load(std::memory_order_acquire);
+  if (tlEpoch != e) {
+    for (TlComm &t : tlComms)
+      t = {};
+    tlEpoch = e;
+  }
+  for (const TlComm &t : tlComms)
+    if (t.comm == comm && t.state)
+      return t.state;
+  void *attr = nullptr;
+  int found = 0;
+  if (PMPI_Comm_get_attr(comm, g.keyval, &attr, &found) != MPI_SUCCESS || !found)
+    return nullptr;
+  remember(comm, static_cast<CommState *>(attr));
+  return static_cast<CommState *>(attr);
+}
+
+CommState *stateFor(Global &g, MPI_Comm comm) {
+  CommState *cs = findState(g, comm);
+  return cs ? cs : createState(g, comm);
+}
+
+void prepare(Global &g, CommState &cs, MPI_Comm comm) {
+  if (cs.ready || cs.inter || cs.foreign || g.disabled)
+    return;
+  InternalScope internal;
+  rt::Status s = rt::prepareComm(comm);
+  cs.ready = s.ok();
+  if (!s.ok())
+    warn(g, "cannot set up a communicator for collc (" + s.message() + "); it uses native MPI",
+         false);
+}
+
+void created(MPI_Comm comm) {
+  if (tlInternal && comm != MPI_COMM_WORLD && comm != MPI_COMM_SELF)
+    return;
+  if (comm == MPI_COMM_NULL)
+    return;
+  Global *g = gGlobal.load(std::memory_order_acquire);
+  if (!g || g->disabled || g->finalized)
+    return;
+  InternalScope internal;
+  if (CommState *cs = stateFor(*g, comm))
+    prepare(*g, *cs, comm);
+}
+
+} // namespace collc::dropin

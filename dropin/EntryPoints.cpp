@@ -1,0 +1,150 @@
+// dropin/EntryPoints.cpp: the MPI functions libcollc_mpi.so exports
+// (exports.map) — MPI_Allreduce, MPI_Reduce, MPI_Iallreduce, MPI_Ireduce,
+// MPI_Init and MPI_Finalize, and the communicator constructors and
+// destructors it watches. Each collective becomes an Args for serve(); how the
+// library is built and what it guarantees is in State.h and docs/dropin.md.
+#include "dropin/Requests.h"
+#include "dropin/Serve.h"
+#include "dropin/Startup.h"
+
+#include <mpi.h>
+
+#define COLLC_EXPORT extern "C" __attribute__((visibility("default")))
+
+using namespace collc::dropin;
+
+COLLC_EXPORT int MPI_Init(int *argc, char ***argv) {
+  const int rc = PMPI_Init(argc, argv);
+  if (rc == MPI_SUCCESS)
+    startAtInit();
+  return rc;
+}
+
+COLLC_EXPORT int MPI_Init_thread(int *argc, char ***argv, int required, int *provided) {
+  const int rc = PMPI_Init_thread(argc, argv, required, provided);
+  if (rc == MPI_SUCCESS)
+    startAtInit();
+  return rc;
+}
+
+COLLC_EXPORT int MPI_Finalize(void) {
+  if (!tlInternal)
+    if (Global *g = activeGlobal()) {
+      InternalScope internal;
+      finish(*g);
+    }
+  return PMPI_Finalize();
+}
+
+COLLC_EXPORT int MPI_Allreduce(const void *sendbuf, void *recvbuf, int count,
+                               MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
+  return serve({Kind::Allreduce, sendbuf, recvbuf, count, datatype, op, 0, comm, nullptr});
+}
+
+COLLC_EXPORT int MPI_Reduce(const void *sendbuf, void *recvbuf, int count,
+                            MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm) {
+  return serve({Kind::Reduce, sendbuf, recvbuf, count, datatype, op, root, comm, nullptr});
+}
+
+COLLC_EXPORT int MPI_Iallreduce(const void *sendbuf, void *recvbuf, int count,
+                                MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+                                MPI_Request *request) {
+  if (!request)
+    return PMPI_Iallreduce(sendbuf, recvbuf, count, datatype, op, comm, request);
+  return serve({Kind::Iallreduce, sendbuf, recvbuf, count, datatype, op, 0, comm, request});
+}
+
+COLLC_EXPORT int MPI_Ireduce(const void *sendbuf, void *recvbuf, int count,
+                             MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm,
+                             MPI_Request *request) {
+  if (!request)
+    return PMPI_Ireduce(sendbuf, recvbuf, count, datatype, op, root, comm, request);
+  return serve({Kind::Ireduce, sendbuf, recvbuf, count, datatype, op, root, comm, request});
+}
+
+// Freeing a communicator runs the attribute delete callbacks at once (the
+// runtime's private duplicate and collc's plans go with them), while MPI lets
+// pending operations on it complete afterwards: finish collc's first.
+namespace {
+int freeComm(int (*pmpi)(MPI_Comm *), MPI_Comm *comm) {
+  if (!tlInternal && comm && *comm != MPI_COMM_NULL)
+    if (Global *g = activeGlobal()) {
+      InternalScope internal;
+      if (CommState *cs = findState(*g, *comm))
+        drain(*g, *cs);
+      return pmpi(comm);
+    }
+  return pmpi(comm);
+}
+} // namespace
+
+COLLC_EXPORT int MPI_Comm_free(MPI_Comm *comm) { return freeComm(PMPI_Comm_free, comm); }
+COLLC_EXPORT int MPI_Comm_disconnect(MPI_Comm *comm) {
+  return freeComm(PMPI_Comm_disconnect, comm);
+}
+
+// Communicator constructors: every member of the new communicator is in the
+// same blocking call, so its private duplicate is made here, and non-blocking
+// collectives on it can use collc from the first call.
+#define COLLC_AFTER(call, newcomm)                                                         \
+  do {                                                                                     \
+    const int rc_ = (call);                                                                \
+    if (rc_ == MPI_SUCCESS && !tlInternal && activeGlobal())                               \
+      created(newcomm);                                                                    \
+    return rc_;                                                                            \
+  } while (0)
+
+COLLC_EXPORT int MPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm) {
+  COLLC_AFTER(PMPI_Comm_dup(comm, newcomm), *newcomm);
+}
+COLLC_EXPORT int MPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm) {
+  COLLC_AFTER(PMPI_Comm_dup_with_info(comm, info, newcomm), *newcomm);
+}
+COLLC_EXPORT int MPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm) {
+  COLLC_AFTER(PMPI_Comm_split(comm, color, key, newcomm), *newcomm);
+}
+COLLC_EXPORT int MPI_Comm_split_type(MPI_Comm comm, int type, int key, MPI_Info info,
+                                     MPI_Comm *newcomm) {
+  COLLC_AFTER(PMPI_Comm_split_type(comm, type, key, info, newcomm), *newcomm);
+}
+COLLC_EXPORT int MPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm) {
+  COLLC_AFTER(PMPI_Comm_create(comm, group, newcomm), *newcomm);
+}
+COLLC_EXPORT int MPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag,
+                                       MPI_Comm *newcomm) {
+  COLLC_AFTER(PMPI_Comm_create_group(comm, group, tag, newcomm), *newcomm);
+}
+COLLC_EXPORT int MPI_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm *newcomm) {
+  COLLC_AFTER(PMPI_Intercomm_merge(intercomm, high, newcomm), *newcomm);
+}
+COLLC_EXPORT int MPI_Cart_create(MPI_Comm comm, int ndims, const int dims[], const int periods[],
+                                 int reorder, MPI_Comm *newcomm) {
+  COLLC_AFTER(PMPI_Cart_create(comm, ndims, dims, periods, reorder, newcomm), *newcomm);
+}
+COLLC_EXPORT int MPI_Cart_sub(MPI_Comm comm, const int remain_dims[], MPI_Comm *newcomm) {
+  COLLC_AFTER(PMPI_Cart_sub(comm, remain_dims, newcomm), *newcomm);
+}
+COLLC_EXPORT int MPI_Graph_create(MPI_Comm comm, int nnodes, const int index[],
+                                  const int edges[], int reorder, MPI_Comm *newcomm) {
+  COLLC_AFTER(PMPI_Graph_create(comm, nnodes, index, edges, reorder, newcomm), *newcomm);
+}
+COLLC_EXPORT int MPI_Dist_graph_create(MPI_Comm comm, int n, const int sources[],
+                                       const int degrees[], const int destinations[],
+                                       const int weights[], MPI_Info info, int reorder,
+                                       MPI_Comm *newcomm) {
+  COLLC_AFTER(PMPI_Dist_graph_create(comm, n, sources, degrees, destinations, weights, info,
+                                     reorder, newcomm),
+              *newcomm);
+}
+COLLC_EXPORT int MPI_Dist_graph_create_adjacent(MPI_Comm comm, int indegree, const int sources[],
+                                                const int sourceweights[], int outdegree,
+                                                const int destinations[],
+                                                const int destweights[], MPI_Info info,
+                                                int reorder, MPI_Comm *newcomm) {
+  COLLC_AFTER(PMPI_Dist_graph_create_adjacent(comm, indegree, sources, sourceweights,
+                                              outdegree, destinations, destweights, info,
+                                              reorder, newcomm),
+              *newcomm);
+}
+#undef COLLC_AFTER
+

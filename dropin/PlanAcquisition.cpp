@@ -1,0 +1,96 @@
+// dropin/PlanAcquisition.cpp: the decision cache and plan loading
+// (PlanAcquisition.h).
+#include "dropin/PlanAcquisition.h"
+
+namespace collc::dropin {
+
+namespace {
+
+PlanQuery queryFor(Global &g, const CommState &cs) {
+  PlanQuery q;
+  q.generator = [](Coll c, std::string_view n, bool &needsCommutative) {
+    return PlanLibrary::generatorInfo(c, n, needsCommutative);
+  };
+  if (g.config.verify) {
+    q.fileVerifies = [&g](int id) {
+      std::string error;
+      if (g.library.verifyFile(id, error))
+        return true;
+      warn(g, "COLLC_VERIFY: plan '" + g.library.files()[size_t(id)].origin +
+                  "' does not verify (" + error + "); it is not used");
+      return false;
+    };
+    const uint32_t ranks = uint32_t(cs.size);
+    q.generatedVerifies = [&g, ranks](Coll c, std::string_view n, uint32_t root) {
+      std::string error;
+      if (g.library.generated(c, n, ranks, root, error))
+        return true;
+      warn(g, "COLLC_VERIFY: the generated " + std::string(name(c)) + " plan '" +
+                  std::string(n) + "' for " + std::to_string(ranks) +
+                  " ranks does not verify (" + error + ")");
+      return false;
+    };
+  }
+  return q;
+}
+
+bool sameInputs(const CallTraits &a, const CallTraits &b) {
+  return a.collective == b.collective && a.root == b.root && a.bytes == b.bytes &&
+         a.count == b.count && a.commutative == b.commutative &&
+         a.predefinedOp == b.predefinedOp;
+}
+
+} // namespace
+
+Decision &decide(Global &g, CommState &cs, const CallTraits &t) {
+  for (Decision &d : cs.decisions)
+    if (d.valid && sameInputs(d.key, t)) {
+      d.used = ++cs.clock;
+      return d;
+    }
+  Decision *victim = &cs.decisions[0];
+  for (Decision &d : cs.decisions)
+    if (!d.valid || d.used < victim->used)
+      victim = &d;
+  victim->valid = true;
+  victim->key = t;
+  victim->sel = select(g.config, t, cs.files[unsigned(t.collective)], queryFor(g, cs));
+  victim->plan = nullptr;
+  victim->used = ++cs.clock;
+  return *victim;
+}
+
+collc_plan planFor(Global &g, CommState &cs, Coll c, uint32_t root, const Selection &sel,
+                   std::string &error) {
+  for (const PlanSlot &p : cs.plans)
+    if (p.collective == c && p.root == root && p.fileId == sel.fileId &&
+        p.algorithm == sel.algorithm)
+      return p.plan;
+  std::shared_ptr<const std::vector<uint8_t>> keep;
+  const std::vector<uint8_t> *bytes = nullptr;
+  std::string origin;
+  if (sel.fileId >= 0) {
+    bytes = &g.library.files()[size_t(sel.fileId)].bytes;
+    origin = g.library.files()[size_t(sel.fileId)].origin;
+  } else {
+    keep = g.library.generated(c, sel.algorithm, uint32_t(cs.size), root, error);
+    if (!keep)
+      return nullptr;
+    bytes = keep.get();
+    origin = "generated";
+  }
+  collc_plan plan = COLLC_PLAN_NULL;
+  if (collc_plan_load_memory(bytes->data(), bytes->size(), &plan) != COLLC_SUCCESS) {
+    error = collc_error_message();
+    return nullptr;
+  }
+  if (g.config.debug)
+    debugLine(g, "comm " + std::to_string(cs.id) + ": loaded " + name(c) + " plan " +
+                     sel.algorithm + " for " + std::to_string(cs.size) + " ranks" +
+                     (c == Coll::Reduce ? ", root " + std::to_string(root) : "") + " (" +
+                     origin + ", " + std::to_string(bytes->size()) + " bytes)");
+  cs.plans.push_back({c, root, sel.fileId, sel.algorithm, plan});
+  return plan;
+}
+
+} // namespace collc::dropin

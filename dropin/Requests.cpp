@@ -1,0 +1,252 @@
+// dropin/Requests.cpp: executing calls on plans and progressing the
+// non-blocking ones (Requests.h).
+#include "dropin/Requests.h"
+
+#include "dropin/Serve.h"
+#include "runtime/kernels/MpiTypes.h"
+
+#include <sched.h>
+
+#include <cinttypes>
+#include <cstdio>
+
+namespace collc::dropin {
+
+namespace {
+
+/// Set inside progressPending(): a nested opal_progress must not re-enter it.
+thread_local bool tlProgressing = false;
+
+/// Progresses every pending non-blocking execution once; completes the
+/// generalized requests of those that finished. Returns how many did.
+int progressPending(Global &g) {
+  if (tlProgressing)
+    return 0;
+  std::unique_lock<std::mutex> lock(g.activeMu, std::try_to_lock);
+  if (!lock.owns_lock())
+    return 0;
+  tlProgressing = true;
+  InternalScope internal;
+  int events = 0;
+  for (CommState *cs : g.active) {
+    if (cs->pendingCount.load(std::memory_order_acquire) == 0)
+      continue;
+    std::unique_lock<std::mutex> l2(cs->pendingMu, std::try_to_lock);
+    if (!l2.owns_lock())
+      continue;
+    for (size_t i = 0; i < cs->pending.size();) {
+      Pending *p = cs->pending[i];
+      int flag = 0;
+      if (collc_test(&p->req, &flag) != COLLC_SUCCESS) {
+        std::fprintf(stderr, "collc: [rank %d] non-blocking collective on comm %" PRIu64
+                             " failed: %s\n",
+                     g.worldRank, cs->id, collc_error_message());
+        p->error = MPI_ERR_OTHER;
+        flag = 1;
+      }
+      if (!flag) {
+        ++i;
+        continue;
+      }
+      (void)collc_request_free(&p->req);
+      cs->pending.erase(cs->pending.begin() + std::ptrdiff_t(i));
+      cs->pendingCount.fetch_sub(1, std::memory_order_acq_rel);
+      g.pendingTotal.fetch_sub(1, std::memory_order_acq_rel);
+      // May free `p` (when the user has freed the request already).
+      PMPI_Grequest_complete(p->greq);
+      ++events;
+    }
+  }
+  tlProgressing = false;
+  return events;
+}
+
+
+extern "C" int collcQuery(void *extra, MPI_Status *status) {
+  const Pending *p = static_cast<const Pending *>(extra);
+  PMPI_Status_set_elements(status, MPI_BYTE, 0);
+  PMPI_Status_set_cancelled(status, 0);
+  status->MPI_SOURCE = MPI_ANY_SOURCE;
+  status->MPI_TAG = MPI_ANY_TAG;
+  status->MPI_ERROR = p->error;
+  return p->error;
+}
+
+extern "C" int collcFree(void *extra) {
+  delete static_cast<Pending *>(extra);
+  return MPI_SUCCESS;
+}
+
+/// A collective cannot be cancelled (MPI: erroneous); it runs to completion.
+extern "C" int collcCancel(void *, int) { return MPI_SUCCESS; }
+
+int initRequest(const Args &a, collc_plan plan, collc_request *req) {
+  if (collOf(a.kind) == Coll::Allreduce)
+    return collc_allreduce_init(plan, a.sendbuf, a.recvbuf, a.count, a.type, a.op, a.comm,
+                                req);
+  return collc_reduce_init(plan, a.sendbuf, a.recvbuf, a.count, a.type, a.op, a.root, a.comm,
+                           req);
+}
+
+/// collc_start, waiting for earlier non-blocking executions while the tag
+/// window is full (the only local condition start can fail on).
+int start(Global &g, CommState &cs, collc_request req) {
+  int rc = collc_start(req);
+  while (rc == COLLC_ERR_STATE && cs.pendingCount.load() > 0) {
+    if (progressPending(g) == 0)
+      sched_yield();
+    rc = collc_start(req);
+  }
+  return rc;
+}
+
+/// A new persistent request for `a`, kept in the cache when the call
+/// qualifies. Null when the runtime refuses the call: nothing has started.
+collc_request newRequest(CommState &cs, const Args &a, collc_plan plan, uint64_t bytes,
+                         const Selection &sel, bool &cached) {
+  collc_request req = COLLC_REQUEST_NULL;
+  if (initRequest(a, plan, &req) != COLLC_SUCCESS)
+    return nullptr;
+  cached = bytes <= requestCacheMaxBytes && rt::elemTypeOf(a.type) && rt::reduceOpOf(a.op);
+  if (cached) {
+    CachedRequest *victim = &cs.cache[0];
+    for (CachedRequest &c : cs.cache)
+      if (!c.req || c.used < victim->used)
+        victim = &c;
+    if (victim->req)
+      (void)collc_request_free(&victim->req);
+    CachedRequest &c = *victim;
+    c.kind = a.kind;
+    c.sendbuf = a.sendbuf;
+    c.recvbuf = a.recvbuf;
+    c.count = a.count;
+    c.type = a.type;
+    c.op = a.op;
+    c.root = collOf(a.kind) == Coll::Reduce ? a.root : 0;
+    c.req = req;
+    c.used = ++cs.clock;
+    c.substitution = sel.substitution;
+    c.fileId = sel.fileId;
+    c.detail = sel.detail;
+  }
+  return req;
+}
+
+void dropCached(CommState &cs, collc_request req) {
+  for (CachedRequest &c : cs.cache)
+    if (c.req == req)
+      c = CachedRequest();
+}
+
+void countHandled(Global &g, Kind k, Substitution sub, int fileId) {
+  Stats &st = stats(g);
+  ++st.handled[unsigned(k)];
+  if (sub != Substitution::None)
+    ++st.substituted[unsigned(k)][unsigned(sub) - 1];
+  if (fileId >= 0)
+    ++st.fileUses[size_t(fileId)];
+}
+
+/// Starts and waits for a blocking execution.
+int runBlocking(Global &g, CommState &cs, const Args &a, collc_request req, bool cached) {
+  if (start(g, cs, req) != COLLC_SUCCESS) {
+    if (cached)
+      dropCached(cs, req);
+    (void)collc_request_free(&req);
+    return fatal(g, a, cs, "collc_start");
+  }
+  if (collc_wait(&req) != COLLC_SUCCESS) {
+    if (cached)
+      dropCached(cs, req);
+    (void)collc_request_free(&req);
+    return fatal(g, a, cs, "collc_wait");
+  }
+  if (!cached)
+    (void)collc_request_free(&req);
+  return MPI_SUCCESS;
+}
+
+} // namespace
+
+bool CachedRequest::matches(const Args &a) const {
+  return req && kind == a.kind && sendbuf == a.sendbuf && recvbuf == a.recvbuf &&
+         count == a.count && type == a.type && op == a.op &&
+         (root == a.root || collOf(kind) == Coll::Allreduce);
+}
+
+extern "C" int collcProgress() {
+  Global *g = gGlobal.load(std::memory_order_acquire);
+  if (!g || g->pendingTotal.load(std::memory_order_relaxed) == 0 || tlProgressing)
+    return 0;
+  return progressPending(*g);
+}
+
+void drain(Global &g, CommState &cs) {
+  while (cs.pendingCount.load(std::memory_order_acquire) > 0)
+    if (progressPending(g) == 0)
+      sched_yield();
+}
+
+bool runCached(Global &g, CommState &cs, const Args &a, int &rc) {
+  for (CachedRequest &c : cs.cache)
+    if (c.matches(a)) {
+      c.used = ++cs.clock;
+      if (g.config.debug)
+        logDecision(g, a, &cs, c.detail);
+      const Substitution sub = c.substitution;
+      const int fileId = c.fileId;
+      rc = runBlocking(g, cs, a, c.req, true);
+      if (rc == MPI_SUCCESS)
+        countHandled(g, a.kind, sub, fileId);
+      return true;
+    }
+  return false;
+}
+
+int execute(Global &g, CommState &cs, const Args &a, collc_plan plan, uint64_t bytes,
+            const Selection &sel) {
+  if (isBlocking(a.kind)) {
+    bool cached = false;
+    collc_request req = newRequest(cs, a, plan, bytes, sel, cached);
+    if (!req)
+      return fallback(g, a, &cs, Reason::Refused, collc_error_message());
+    if (g.config.debug)
+      logDecision(g, a, &cs, sel.detail);
+    if (int rc = runBlocking(g, cs, a, req, cached); rc != MPI_SUCCESS)
+      return rc;
+  } else {
+    collc_request req = COLLC_REQUEST_NULL;
+    if (initRequest(a, plan, &req) != COLLC_SUCCESS)
+      return fallback(g, a, &cs, Reason::Refused, collc_error_message());
+    if (g.config.debug)
+      logDecision(g, a, &cs, sel.detail);
+    if (start(g, cs, req) != COLLC_SUCCESS) {
+      (void)collc_request_free(&req);
+      return fatal(g, a, cs, "collc_start");
+    }
+    auto p = std::make_unique<Pending>();
+    p->req = req;
+    if (PMPI_Grequest_start(collcQuery, collcFree, collcCancel, p.get(), &p->greq) !=
+        MPI_SUCCESS) {
+      (void)collc_wait(&p->req);
+      (void)collc_request_free(&p->req);
+      return fatal(g, a, cs, "MPI_Grequest_start");
+    }
+    *a.request = p->greq;
+    {
+      std::lock_guard<std::mutex> lock(cs.pendingMu);
+      cs.pending.push_back(p.release());
+      cs.pendingCount.fetch_add(1, std::memory_order_acq_rel);
+    }
+    g.pendingTotal.fetch_add(1, std::memory_order_acq_rel);
+    if (!cs.listed) {
+      std::lock_guard<std::mutex> lock(g.activeMu);
+      g.active.push_back(&cs);
+      cs.listed = true;
+    }
+  }
+  countHandled(g, a.kind, sel.substitution, sel.fileId);
+  return MPI_SUCCESS;
+}
+
+} // namespace collc::dropin

@@ -1,0 +1,183 @@
+// dropin/Serve.cpp: deciding one intercepted call (Serve.h).
+#include "dropin/Serve.h"
+
+#include "dropin/PlanAcquisition.h"
+#include "dropin/Requests.h"
+#include "dropin/Startup.h"
+#include "runtime/api/Execution.h"
+#include "runtime/kernels/MpiTypes.h"
+
+#include <cinttypes>
+#include <cstdio>
+
+namespace collc::dropin {
+
+namespace {
+
+std::string typeName(MPI_Datatype t) {
+  for (const rt::MpiTypeInfo &i : rt::predefinedMpiTypes())
+    if (i.handle == t)
+      return std::string(i.mpiName);
+  return "derived datatype";
+}
+
+std::string opName(MPI_Op op, bool commutative) {
+  for (const rt::MpiOpInfo &i : rt::predefinedMpiOps())
+    if (i.handle == op)
+      return std::string(i.mpiName);
+  return commutative ? "user op" : "user op (non-commutative)";
+}
+
+} // namespace
+
+int native(const Args &a) {
+  switch (a.kind) {
+  case Kind::Allreduce:
+    return PMPI_Allreduce(a.sendbuf, a.recvbuf, a.count, a.type, a.op, a.comm);
+  case Kind::Reduce:
+    return PMPI_Reduce(a.sendbuf, a.recvbuf, a.count, a.type, a.op, a.root, a.comm);
+  case Kind::Iallreduce:
+    return PMPI_Iallreduce(a.sendbuf, a.recvbuf, a.count, a.type, a.op, a.comm, a.request);
+  case Kind::Ireduce:
+    return PMPI_Ireduce(a.sendbuf, a.recvbuf, a.count, a.type, a.op, a.root, a.comm,
+                        a.request);
+  }
+  return MPI_ERR_INTERN;
+}
+
+void logDecision(Global &g, const Args &a, const CommState *cs, const std::string &what) {
+  std::string s = kindName(a.kind);
+  if (cs)
+    s += " comm " + std::to_string(cs->id) + " (" + std::to_string(cs->size) + " ranks)";
+  if (collOf(a.kind) == Coll::Reduce)
+    s += " root " + std::to_string(a.root);
+  int size = 0;
+  if (a.type != MPI_DATATYPE_NULL && a.count >= 0)
+    PMPI_Type_size(a.type, &size);
+  int commutative = 1;
+  if (a.op != MPI_OP_NULL)
+    PMPI_Op_commutative(a.op, &commutative);
+  s += " " + std::to_string(uint64_t(size) * uint64_t(a.count < 0 ? 0 : a.count)) +
+       " bytes (" + std::to_string(a.count) + " x " + typeName(a.type) + ", " +
+       opName(a.op, commutative) + (a.sendbuf == MPI_IN_PLACE ? ", in place" : "") +
+       "): " + what;
+  debugLine(g, s);
+}
+
+int fallback(Global &g, const Args &a, const CommState *cs, Reason r,
+             const std::string &detail) {
+  ++stats(g).fallback[unsigned(a.kind)][unsigned(r)];
+  if (g.config.debug)
+    logDecision(g, a, cs,
+                std::string("native: ") + text(r) + (detail.empty() ? "" : " (" + detail + ")"));
+  return native(a);
+}
+
+int fatal(Global &g, const Args &a, const CommState &cs, const char *what) {
+  std::fprintf(stderr, "collc: [rank %d] %s on comm %" PRIu64 " failed: %s: %s\n",
+               g.worldRank, kindName(a.kind), cs.id, what, collc_error_message());
+  std::fflush(stderr);
+  PMPI_Comm_call_errhandler(a.comm, MPI_ERR_OTHER);
+  return MPI_ERR_OTHER;
+}
+
+Global *activeGlobal();
+
+int serve(const Args &a) {
+  if (tlInternal)
+    return native(a);
+  Global *gp = activeGlobal();
+  if (!gp)
+    return native(a);
+  Global &g = *gp;
+  InternalScope internal;
+  const Coll c = collOf(a.kind);
+  if (g.disabled)
+    return fallback(g, a, nullptr, Reason::Disabled);
+  if (a.comm == MPI_COMM_NULL)
+    return fallback(g, a, nullptr, Reason::Arguments, "MPI_COMM_NULL");
+  CommState *csp = stateFor(g, a.comm);
+  if (!csp)
+    return fallback(g, a, nullptr, Reason::Refused, "cannot attach state to the communicator");
+  CommState &cs = *csp;
+  if (int rc = 0; isBlocking(a.kind) && runCached(g, cs, a, rc))
+    return rc;
+  if (cs.inter)
+    return fallback(g, a, &cs, Reason::InterComm);
+  if (cs.foreign)
+    return fallback(g, a, &cs, Reason::ForeignWorld);
+  if (a.count < 0)
+    return fallback(g, a, &cs, Reason::Arguments, "negative count");
+  if (c == Coll::Reduce && (a.root < 0 || a.root >= cs.size))
+    return fallback(g, a, &cs, Reason::Arguments, "root out of range");
+  if (a.type == MPI_DATATYPE_NULL || a.op == MPI_OP_NULL)
+    return fallback(g, a, &cs, Reason::Arguments, "null datatype or operation");
+
+  // What any plan needs of the call: a datatype made of whole contiguous
+  // elements and an (operation, datatype) pair collc can combine.
+  rt::Shape probe;
+  probe.collective = toRt(c);
+  probe.ranks = uint32_t(cs.size);
+  probe.root = c == Coll::Reduce ? uint32_t(a.root) : 0;
+  probe.commutative = false;
+  probe.inPlace = true;
+  rt::Call call;
+  call.collective = probe.collective;
+  call.sendbuf = a.sendbuf;
+  call.recvbuf = a.recvbuf;
+  call.count = a.count;
+  call.type = a.type;
+  call.op = a.op;
+  call.root = a.root;
+  call.comm = a.comm;
+  rt::CallPlan how;
+  if (rt::Status s = rt::analyzeCall(probe, true, call, how); !s.ok()) {
+    Reason r = Reason::Refused;
+    if (s.code() == rt::ErrorCode::Argument)
+      r = Reason::Arguments;
+    else if (s.code() == rt::ErrorCode::Unsupported)
+      r = s.message().find("not contiguous") != std::string::npos ? Reason::NonContiguous
+          : rt::elemTypeOf(a.type) && rt::reduceOpOf(a.op)        ? Reason::OpDatatype
+                                                                  : Reason::Refused;
+    return fallback(g, a, &cs, r, s.message());
+  }
+  if (!isBlocking(a.kind) && !g.hook)
+    return fallback(g, a, &cs, Reason::NoProgress);
+
+  int typeSize = 0;
+  PMPI_Type_size(a.type, &typeSize);
+  CallTraits t;
+  t.collective = c;
+  t.ranks = uint32_t(cs.size);
+  t.root = probe.root;
+  t.count = uint64_t(a.count);
+  t.bytes = uint64_t(a.count) * uint64_t(typeSize);
+  t.commutative = how.commutativeOp;
+  t.predefinedOp = rt::reduceOpOf(a.op).has_value();
+  Decision &d = decide(g, cs, t);
+  const Selection &sel = d.sel;
+  if (sel.native)
+    return fallback(g, a, &cs, sel.noPlan ? Reason::NoPlan : Reason::NativeSelected,
+                    sel.detail);
+  if (!cs.ready) {
+    if (isBlocking(a.kind))
+      prepare(g, cs, a.comm);
+    if (!cs.ready)
+      return fallback(g, a, &cs, Reason::NotSetUp,
+                      "its first collc call must be blocking, or it must come from an "
+                      "intercepted constructor");
+  }
+  if (!d.plan) {
+    std::string error;
+    d.plan = planFor(g, cs, c, t.root, sel, error);
+    if (!d.plan) {
+      warn(g, std::string("no ") + name(c) + " plan " + sel.algorithm + " for " +
+                  std::to_string(cs.size) + " ranks: " + error + "; using native MPI",
+           false);
+      return fallback(g, a, &cs, Reason::NoPlan, error);
+    }
+  }
+  return execute(g, cs, a, d.plan, t.bytes, sel);
+}
+
+} // namespace collc::dropin

@@ -1,0 +1,30 @@
+// dropin/Serve.h: one intercepted collective from its arguments to a decision
+// — what any plan needs of the call, the selection inputs (equal on all
+// ranks), and the native fallback with its reason.
+#ifndef COLLC_DROPIN_SERVE_H
+#define COLLC_DROPIN_SERVE_H
+
+#include "dropin/State.h"
+
+namespace collc::dropin {
+
+/// The interposed collective: decide, then run a plan or go native.
+int serve(const Args &a);
+
+/// The native collective (PMPI_*) for `a`.
+int native(const Args &a);
+
+/// Counts `r` for `a`, logs it with COLLC_DEBUG, and runs `a` natively.
+int fallback(Global &g, const Args &a, const CommState *cs, Reason r,
+             const std::string &detail = "");
+
+/// After a failure in the middle of an execution (nothing can fall back any
+/// more): report, and raise the communicator's error handler as MPI would.
+int fatal(Global &g, const Args &a, const CommState &cs, const char *what);
+
+/// One COLLC_DEBUG line: the call, then `what` was decided.
+void logDecision(Global &g, const Args &a, const CommState *cs, const std::string &what);
+
+} // namespace collc::dropin
+
+#endif // COLLC_DROPIN_SERVE_H

@@ -1,0 +1,214 @@
+// dropin/Startup.cpp: settings, their comparison across ranks, and the
+// COLLC_STATS report (Startup.h).
+#include "dropin/Startup.h"
+
+#include "dropin/Requests.h"
+
+#include <dlfcn.h>
+
+#include <cinttypes>
+#include <cstdio>
+#include <cstdlib>
+
+namespace collc::dropin {
+
+namespace {
+
+std::once_flag gOnce;
+
+uint64_t fnv(uint64_t h, const void *data, size_t n) {
+  const auto *p = static_cast<const unsigned char *>(data);
+  for (size_t i = 0; i < n; ++i)
+    h = (h ^ p[i]) * 0x100000001b3ull;
+  return h;
+}
+uint64_t fnv(uint64_t h, const std::string &s) { return fnv(fnv(h, s.data(), s.size()), "", 1); }
+template <class T> uint64_t fnvValue(uint64_t h, T v) { return fnv(h, &v, sizeof v); }
+
+/// Everything that can change a decision, hashed (not paths: the same files
+/// may be mounted elsewhere on another node).
+uint64_t fingerprint(const Global &g) {
+  uint64_t h = fnv(0xcbf29ce484222325ull, std::string("collc-dropin/1"));
+  h = fnvValue(h, g.config.verify);
+  h = fnvValue(h, g.config.acceptUnproven);
+  for (const std::string &f : g.config.forced)
+    h = fnv(h, f);
+  for (const Rule &r : g.config.rules) {
+    h = fnvValue(h, unsigned(r.collective));
+    h = fnvValue(h, r.minRanks);
+    h = fnvValue(h, r.maxRanks);
+    h = fnvValue(h, r.minBytes);
+    h = fnvValue(h, r.maxBytes);
+    h = fnv(h, r.algorithm);
+  }
+  for (const PlanFile &f : g.library.files()) {
+    h = fnvValue(h, unsigned(f.collective));
+    h = fnvValue(h, f.ranks);
+    h = fnvValue(h, f.root);
+    h = fnvValue(h, f.minBytes);
+    h = fnvValue(h, f.maxBytes);
+    h = fnvValue(h, f.crc);
+  }
+  return h;
+}
+
+void initialize(bool atInit) {
+  auto gp = std::make_unique<Global>();
+  Global &g = *gp;
+  InternalScope internal;
+  PMPI_Comm_rank(MPI_COMM_WORLD, &g.worldRank);
+  PMPI_Comm_size(MPI_COMM_WORLD, &g.worldSize);
+  PMPI_Query_thread(&g.threadLevel);
+
+  parseBasics([](const char *v) -> const char * { return std::getenv(v); }, g.config);
+  g.library.scan(g.config.planPath, g.config, g.config.warnings);
+  const KnownAlgorithms known = g.library.knownAlgorithms();
+  parseAlgorithm(std::getenv("COLLC_ALGORITHM"), known, g.config);
+  loadRules(std::getenv("COLLC_RULES"), known, g.config);
+  for (const std::string &w : g.config.warnings)
+    warn(g, w);
+
+  if (PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, collcDeleteState, &g.keyval, nullptr) !=
+      MPI_SUCCESS) {
+    warn(g, "cannot create an attribute key; collc is disabled");
+    g.disabled = true;
+  }
+  PMPI_Comm_group(MPI_COMM_WORLD, &g.worldGroup);
+
+  using Register = int (*)(int (*)());
+  auto reg = reinterpret_cast<Register>(dlsym(RTLD_DEFAULT, "opal_progress_register"));
+  auto unreg = reinterpret_cast<Register>(dlsym(RTLD_DEFAULT, "opal_progress_unregister"));
+  if (reg && unreg && reg(collcProgress) == 0) {
+    g.hook = true;
+    g.progressUnregister = unreg;
+  }
+
+  // Every rank must decide every call alike, so their settings must agree.
+  if (atInit && g.worldSize > 1 && !g.disabled) {
+    const uint64_t h = fingerprint(g);
+    uint64_t v[2] = {h, ~h};
+    PMPI_Allreduce(MPI_IN_PLACE, v, 2, MPI_UINT64_T, MPI_MAX, MPI_COMM_WORLD);
+    g.compared = true;
+    if (v[0] != h || v[1] != ~h) {
+      g.disabled = true;
+      warn(g, "the ranks' collc settings differ (COLLC_ALGORITHM, COLLC_RULES, COLLC_VERIFY "
+              "or the plans in COLLC_PLAN_PATH); collc is disabled and every collective "
+              "uses native MPI");
+    }
+  }
+  if (g.config.debug && g.worldRank == 0) {
+    std::string s = "collc " + std::string(g.hook ? "with" : "without") +
+                    " a progress hook; thread level " + std::to_string(g.threadLevel) + "; " +
+                    std::to_string(g.library.files().size()) + " plan files; " +
+                    std::to_string(g.config.rules.size()) + " rules";
+    for (unsigned c = 0; c < numColls; ++c)
+      if (!g.config.forced[c].empty())
+        s += "; " + std::string(name(Coll(c))) + " forced to " + g.config.forced[c];
+    if (!g.compared)
+      s += "; settings not compared across ranks (MPI_Init was not intercepted)";
+    debugLine(g, s);
+  }
+  gGlobal.store(gp.release(), std::memory_order_release);
+  if (atInit) {
+    created(MPI_COMM_WORLD);
+    created(MPI_COMM_SELF);
+  }
+}
+
+
+/// Sums the counters over threads and ranks (collective over MPI_COMM_WORLD)
+/// and prints them on rank 0 with COLLC_STATS.
+void reportStats(Global &g) {
+  const size_t nfiles = g.library.files().size();
+  std::vector<uint64_t> v(numKinds * (1 + numReasons + numSubstitutions), 0);
+  std::vector<uint64_t> uses(nfiles, 0);
+  {
+    std::lock_guard<std::mutex> lock(g.statsMu);
+    for (const auto &s : g.stats) {
+      size_t i = 0;
+      for (unsigned k = 0; k < numKinds; ++k) {
+        v[i++] += s->handled[k];
+        for (unsigned r = 0; r < numReasons; ++r)
+          v[i++] += s->fallback[k][r];
+        for (unsigned u = 0; u < numSubstitutions; ++u)
+          v[i++] += s->substituted[k][u];
+      }
+      for (size_t f = 0; f < nfiles && f < s->fileUses.size(); ++f)
+        uses[f] += s->fileUses[f];
+    }
+  }
+  const bool root = g.worldRank == 0;
+  PMPI_Reduce(root ? MPI_IN_PLACE : v.data(), v.data(), int(v.size()), MPI_UINT64_T, MPI_SUM,
+              0, MPI_COMM_WORLD);
+  int n[2] = {int(nfiles), -int(nfiles)};
+  PMPI_Allreduce(MPI_IN_PLACE, n, 2, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+  const bool sameFiles = n[0] == -n[1];
+  if (sameFiles && nfiles)
+    PMPI_Reduce(root ? MPI_IN_PLACE : uses.data(), uses.data(), int(nfiles), MPI_UINT64_T,
+                MPI_SUM, 0, MPI_COMM_WORLD);
+  if (!root || !g.config.stats)
+    return;
+  size_t i = 0;
+  for (unsigned k = 0; k < numKinds; ++k) {
+    const uint64_t handled = v[i++];
+    const uint64_t *fb = &v[i];
+    i += numReasons;
+    const uint64_t *sub = &v[i];
+    i += numSubstitutions;
+    uint64_t total = 0;
+    for (unsigned r = 0; r < numReasons; ++r)
+      total += fb[r];
+    std::fprintf(stderr, "collc: %s handled=%" PRIu64 " fallback=%" PRIu64 "\n",
+                 kindName(Kind(k)), handled, total);
+    for (unsigned r = 0; r < numReasons; ++r)
+      if (fb[r])
+        std::fprintf(stderr, "collc:   fallback %s: %" PRIu64 "\n", text(Reason(r)), fb[r]);
+    for (unsigned u = 0; u < numSubstitutions; ++u)
+      if (sub[u])
+        std::fprintf(stderr, "collc:   substituted %s: %" PRIu64 "\n",
+                     text(Substitution(u + 1)), sub[u]);
+  }
+  if (sameFiles)
+    for (size_t f = 0; f < nfiles; ++f) {
+      const PlanFile &pf = g.library.files()[f];
+      std::fprintf(stderr, "collc: plan %s (%s %s, %u ranks) used=%" PRIu64 "\n",
+                   pf.origin.c_str(), rt::name(pf.collective), pf.algorithm.c_str(),
+                   pf.ranks, uses[f]);
+    }
+  std::fflush(stderr);
+}
+
+} // namespace
+
+void startAtInit() {
+  std::call_once(gOnce, [] { initialize(true); });
+}
+
+Global *activeGlobal() {
+  Global *g = gGlobal.load(std::memory_order_acquire);
+  if (!g) {
+    int init = 0, fin = 0;
+    PMPI_Initialized(&init);
+    PMPI_Finalized(&fin);
+    if (!init || fin)
+      return nullptr;
+    std::call_once(gOnce, [] { initialize(false); });
+    g = gGlobal.load(std::memory_order_acquire);
+  }
+  if (!g || g->finalized.load(std::memory_order_relaxed))
+    return nullptr;
+  return g;
+}
+
+void finish(Global &g) {
+  reportStats(g);
+  PMPI_Comm_delete_attr(MPI_COMM_SELF, g.keyval);
+  PMPI_Comm_delete_attr(MPI_COMM_WORLD, g.keyval);
+  if (g.hook)
+    g.progressUnregister(collcProgress);
+  if (g.worldGroup != MPI_GROUP_NULL)
+    PMPI_Group_free(&g.worldGroup);
+  g.finalized = true;
+}
+
+} // namespace collc::dropin

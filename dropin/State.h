@@ -1,0 +1,270 @@
+// dropin/State.h: what the sources of libcollc_mpi.so share — the calls it
+// intercepts, why a call goes native, the counters, the per-communicator and
+// the process-wide state (docs/dropin.md).
+//
+// The library, file by file:
+//  - EntryPoints.cpp: the exported MPI functions; each builds an Args and
+//    calls serve(), or watches communicators come and go;
+//  - Serve.cpp: one call from arguments to decision — what any plan needs of
+//    the call, the selection inputs, native fallbacks with their reasons;
+//  - PlanAcquisition.cpp: the decision cache and the plan it names — a file
+//    from COLLC_PLAN_PATH or a generated plan, loaded once per communicator;
+//  - Requests.cpp: executing a plan — the cache of persistent requests for
+//    repeated blocking calls, non-blocking executions behind generalized
+//    requests, progress from Open MPI's progress engine;
+//  - CommState.cpp: per-communicator state and the runtime's private duplicate;
+//  - Startup.cpp: reading the settings at MPI_Init, comparing them across
+//    ranks, the COLLC_STATS report at MPI_Finalize;
+//  - State.cpp: counters and messages.
+//
+// What it guarantees:
+//  - Never wrong: a call a plan cannot serve goes to the native collective
+//    (PMPI_*), and the reason is counted (COLLC_STATS) and logged
+//    (COLLC_DEBUG). A plan that needs a commutative operation never runs one
+//    that is not (Selection.h).
+//  - Never divergent: every input of a decision agrees across the ranks of the
+//    communicator (see Selection.h); the configuration is compared across
+//    MPI_COMM_WORLD at MPI_Init and collc disables itself if it differs.
+//  - Never blocking where MPI does not block: a non-blocking call only posts
+//    messages. The runtime's private duplicate of a communicator (a blocking,
+//    collective MPI_Comm_dup) is made at points that block anyway: MPI_Init
+//    for MPI_COMM_WORLD and MPI_COMM_SELF, the intercepted communicator
+//    constructors for new communicators, or else the first blocking
+//    MPI_Allreduce / MPI_Reduce. Until then non-blocking calls go native.
+//
+// Non-blocking requests: the user gets an MPI generalized request
+// (MPI_Grequest_start), so MPI_Wait/Test/Waitall/... and MPI_Request_free work
+// unchanged. Open MPI 4.1 has no generalized requests with a poll function
+// (ompi_grequestx_start arrived in 5.0), so collc progresses its executions
+// from a callback in Open MPI's progress engine (opal_progress_register, the
+// mechanism its own non-blocking collectives in coll/libnbc use), which every
+// MPI_Wait/MPI_Test — and every other blocking MPI call — runs; the callback
+// calls MPI_Grequest_complete when an execution finishes. It is re-entrancy
+// guarded, skips (try_lock) work another thread is doing, and costs one atomic
+// load when nothing is pending. Without that hook (not Open MPI) non-blocking
+// calls go native.
+//
+// Threads: per-communicator state (plans, a small cache of persistent
+// requests, pending non-blocking executions) is reached through a thread-local
+// cache, not MPI_Comm_get_attr (which takes Open MPI's global attribute lock
+// under MPI_THREAD_MULTIPLE), and counters are per thread; the only global
+// locks are on first uses (plan generation, state creation) and around the
+// list of communicators with non-blocking work.
+#ifndef COLLC_DROPIN_STATE_H
+#define COLLC_DROPIN_STATE_H
+
+#include "collc/collc.h"
+#include "dropin/Config.h"
+#include "dropin/PlanLibrary.h"
+#include "dropin/Selection.h"
+
+#include <mpi.h>
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <set>
+#include <string>
+#include <vector>
+
+namespace collc::dropin {
+
+// --- calls, fallback reasons, counters ---------------------------------------------
+
+enum class Kind : uint8_t { Allreduce, Reduce, Iallreduce, Ireduce };
+constexpr unsigned numKinds = 4;
+/// "allreduce", "iallreduce", ... (COLLC_STATS, COLLC_DEBUG).
+const char *kindName(Kind k);
+inline Coll collOf(Kind k) {
+  return k == Kind::Allreduce || k == Kind::Iallreduce ? Coll::Allreduce : Coll::Reduce;
+}
+inline bool isBlocking(Kind k) { return k == Kind::Allreduce || k == Kind::Reduce; }
+
+// Why a call went to native MPI (one table: enum, stats line, debug log).
+#define COLLC_REASONS(X)                                                                   \
+  X(Disabled, "collc disabled: the ranks' configurations differ")                          \
+  X(InterComm, "inter-communicator")                                                       \
+  X(ForeignWorld, "communicator spans another MPI_COMM_WORLD")                             \
+  X(Arguments, "arguments for MPI to check")                                               \
+  X(NonContiguous, "non-contiguous datatype")                                              \
+  X(OpDatatype, "operation and datatype collc's kernels do not define")                    \
+  X(NotSetUp, "non-blocking on a communicator not set up yet")                             \
+  X(NoProgress, "non-blocking without a progress hook")                                    \
+  X(NativeSelected, "native selected")                                                     \
+  X(NoPlan, "no plan (generation or verification failed)")                                 \
+  X(Refused, "refused by the runtime")
+enum class Reason : uint8_t {
+#define COLLC_X(E, T) E,
+  COLLC_REASONS(COLLC_X)
+#undef COLLC_X
+      Count
+};
+constexpr unsigned numReasons = unsigned(Reason::Count);
+const char *text(Reason r);
+
+constexpr unsigned numSubstitutions = 3; // Substitution, without None
+const char *text(Substitution s);
+
+/// One intercepted call, with MPI's arguments.
+struct Args {
+  Kind kind;
+  const void *sendbuf;
+  void *recvbuf;
+  int count;
+  MPI_Datatype type;
+  MPI_Op op;
+  int root;
+  MPI_Comm comm;
+  MPI_Request *request;
+};
+
+/// One thread's counters; summed over threads and ranks at MPI_Finalize.
+struct Stats {
+  uint64_t handled[numKinds] = {};
+  uint64_t fallback[numKinds][numReasons] = {};
+  uint64_t substituted[numKinds][numSubstitutions] = {};
+  std::vector<uint64_t> fileUses; ///< per PlanLibrary file
+};
+
+// --- state -------------------------------------------------------------------------
+
+struct CommState;
+
+/// A plan loaded for one communicator.
+struct PlanSlot {
+  Coll collective;
+  uint32_t root;
+  int fileId;
+  std::string algorithm;
+  collc_plan plan;
+};
+
+/// A persistent request kept for blocking calls that repeat with the same
+/// arguments. Only for a predefined datatype and operation: their handles
+/// never change meaning, so an equal key is an equal call — with the same
+/// decision, since every input of the decision derives from the key — and a
+/// repeated call skips analysis and selection altogether.
+struct CachedRequest {
+  Kind kind = Kind::Allreduce;
+  const void *sendbuf = nullptr;
+  void *recvbuf = nullptr;
+  int count = 0;
+  MPI_Datatype type = MPI_DATATYPE_NULL;
+  MPI_Op op = MPI_OP_NULL;
+  int root = 0;
+  collc_request req = nullptr;
+  uint64_t used = 0;
+  // The decision it stands for (counters and COLLC_DEBUG).
+  Substitution substitution = Substitution::None;
+  int fileId = -1;
+  std::string detail;
+
+  bool matches(const Args &a) const;
+};
+constexpr unsigned requestCacheSize = 4;
+/// Larger vectors are not cached: each cached request keeps scratch of about
+/// the vector's size (but the allocation it saves matters most for them).
+constexpr uint64_t requestCacheMaxBytes = 4 << 20;
+
+/// A non-blocking execution behind a generalized request.
+struct Pending {
+  collc_request req = nullptr;
+  MPI_Request greq = MPI_REQUEST_NULL;
+  int error = MPI_SUCCESS;
+};
+
+/// A decision for one set of selection inputs (they determine it: the
+/// configuration and the communicator are fixed), so repeated calls skip
+/// select() and the plan lookup.
+struct Decision {
+  bool valid = false;
+  CallTraits key;
+  Selection sel;
+  collc_plan plan = nullptr; ///< loaded on first use; null while not yet, or for native
+  uint64_t used = 0;
+};
+constexpr unsigned decisionCacheSize = 8;
+
+struct CommState {
+  uint64_t id = 0;
+  int size = 1, rank = 0;
+  bool inter = false;
+  bool foreign = false; ///< has processes of another MPI_COMM_WORLD
+  bool ready = false;   ///< the runtime's private duplicate exists
+  std::vector<FileCandidate> files[numColls];
+  std::vector<PlanSlot> plans;
+  CachedRequest cache[requestCacheSize];
+  Decision decisions[decisionCacheSize];
+  uint64_t clock = 0;
+  // Non-blocking executions, progressed by any thread.
+  std::mutex pendingMu;
+  std::vector<Pending *> pending;
+  std::atomic<int> pendingCount{0};
+  bool listed = false; ///< in Global::active
+};
+
+struct Global {
+  Config config;
+  PlanLibrary library;
+  bool disabled = false;
+  bool compared = false; ///< configurations compared at MPI_Init
+  int worldRank = 0, worldSize = 1, threadLevel = MPI_THREAD_SINGLE;
+  int keyval = MPI_KEYVAL_INVALID;
+  MPI_Group worldGroup = MPI_GROUP_NULL;
+  bool hook = false;
+  int (*progressUnregister)(int (*)()) = nullptr;
+  std::atomic<bool> finalized{false};
+  std::atomic<uint64_t> epoch{1}; ///< bumped whenever a CommState is destroyed
+  std::atomic<uint64_t> nextCommId{0};
+  std::atomic<int> pendingTotal{0};
+  std::mutex activeMu;
+  std::vector<CommState *> active; ///< communicators that have had non-blocking work
+  std::mutex statsMu;
+  std::vector<std::unique_ptr<Stats>> stats;
+  std::mutex logMu;
+  std::set<std::string> warned;
+};
+
+/// The process's state: null until the first MPI_Init (or first intercepted
+/// call after an MPI_Init collc did not see); never freed.
+extern std::atomic<Global *> gGlobal;
+
+/// Set while collc itself calls MPI (the runtime's MPI_Comm_dup / MPI_Comm_free,
+/// user operations run by MPI_Reduce_local): the wrappers then pass straight to PMPI.
+extern thread_local constinit bool tlInternal;
+
+struct InternalScope {
+  bool saved = tlInternal;
+  InternalScope() { tlInternal = true; }
+  ~InternalScope() { tlInternal = saved; }
+  InternalScope(const InternalScope &) = delete;
+  InternalScope &operator=(const InternalScope &) = delete;
+};
+
+/// This thread's counters (created on first use).
+Stats &stats(Global &g);
+
+/// Prints "collc: warning: <text>" once per process; with `rank0`, only on
+/// rank 0 of MPI_COMM_WORLD (the environment is the same everywhere).
+void warn(Global &g, const std::string &t, bool rank0 = true);
+/// "collc: [rank r] <text>" on stderr (COLLC_DEBUG).
+void debugLine(Global &g, const std::string &t);
+
+// CommState.cpp
+/// The state attached to `comm`, or null.
+CommState *findState(Global &g, MPI_Comm comm);
+/// The state attached to `comm`, attached now if there is none (no
+/// communication); null if MPI refuses the attribute.
+CommState *stateFor(Global &g, MPI_Comm comm);
+/// Makes the runtime's private duplicate: collective and blocking over `comm`,
+/// so only called where every rank of `comm` is in a blocking call together.
+void prepare(Global &g, CommState &cs, MPI_Comm comm);
+/// A communicator constructor returned `comm` on every member: set it up now.
+void created(MPI_Comm comm);
+/// The attribute delete callback: frees collc's state of a communicator.
+extern "C" int collcDeleteState(MPI_Comm, int, void *attr, void *);
+
+} // namespace collc::dropin
+
+#endif // COLLC_DROPIN_STATE_H
