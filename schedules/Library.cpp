@@ -114,12 +114,32 @@ llvm::Expected<ir::Plan> generate(ir::Collective c, llvm::StringRef name,
   if (plan)
     return plan;
   return llvm::handleErrors(plan.takeError(), [&](const lang::OpLimitError &e) -> llvm::Error {
+    const std::string what =
+        llvm::formatv("{0} {1} for {2} ranks", ir::name(c), name, opts.ranks).str();
+    auto gb = [](double bytes) { return llvm::format("%.1f", bytes / 1e9); };
+    if (e.estimate == 0)
+      return llvm::createStringError(
+          llvm::inconvertibleErrorCode(),
+          llvm::formatv("{0} has more than {1} ops (over {2} GB in memory); refused (the limit "
+                        "is --max-ops)",
+                        what, e.limit, gb(double(e.limit) * double(lang::planBytesPerOp)))
+              .str());
+    const std::string size =
+        llvm::formatv("{0} would have about {1} ops (about {2} GB in memory)", what,
+                      llvm::format("%.2e", double(e.estimate)),
+                      gb(double(e.estimate) * double(lang::planBytesPerOp)))
+            .str();
+    if (e.memoryLimit)
+      return llvm::createStringError(
+          llvm::inconvertibleErrorCode(),
+          llvm::formatv("{0}, more than the {1} GB this process may use (physical memory, "
+                        "ulimit -v); refused before generating",
+                        size, gb(double(e.memoryLimit)))
+              .str());
     return llvm::createStringError(
         llvm::inconvertibleErrorCode(),
-        llvm::formatv("{0} {1} for {2} ranks has more than {3} ops (over {4} GB in memory); "
-                      "refused (the limit is --max-ops)",
-                      ir::name(c), name, opts.ranks, e.limit,
-                      llvm::format("%.1f", double(e.limit) * double(sizeof(ir::Op)) / 1e9))
+        llvm::formatv("{0}; refused before generating (the limit is --max-ops {1})", size,
+                      e.limit)
             .str());
   });
 }

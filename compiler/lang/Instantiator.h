@@ -17,7 +17,11 @@
 //    buffer the rank does not have or a slot past its end (ir::checkOp), a
 //    step lower than the rank's previous op's, an `after` index that is not
 //    an earlier op;
-//  - a run past its budget of evaluation steps or ops (an endless loop).
+//  - a run past its budget of evaluation steps or ops (an endless loop);
+//  - a plan that cannot fit: above 64 ranks, `instantiate` first estimates
+//    the plan's size from a sample of ranks' programs (estimateOps) and
+//    refuses, before building anything, a plan estimated at more than twice
+//    maxOps or twice the memory the process may use (availableMemory).
 #ifndef COLLC_COMPILER_LANG_INSTANTIATOR_H
 #define COLLC_COMPILER_LANG_INSTANTIATOR_H
 
@@ -43,14 +47,42 @@ struct InstantiateOptions {
 class OpLimitError : public llvm::ErrorInfo<OpLimitError> {
 public:
   static char ID;
-  OpLimitError(uint64_t limit, std::string message)
-      : limit(limit), message(std::move(message)) {}
+  OpLimitError(uint64_t limit, std::string message, uint64_t estimate = 0,
+               uint64_t memoryLimit = 0)
+      : limit(limit), estimate(estimate), memoryLimit(memoryLimit), message(std::move(message)) {}
   void log(llvm::raw_ostream &os) const override { os << message; }
   std::error_code convertToErrorCode() const override { return llvm::inconvertibleErrorCode(); }
 
   uint64_t limit;      ///< the limit the plan exceeded
+  /// The plan's estimated op count when it was refused before instantiating
+  /// (estimateOps); 0 when an instantiation got past `limit` ops.
+  uint64_t estimate;
+  /// Nonzero when the estimate was refused for memory: the bytes the process
+  /// may use (availableMemory), which estimate * planBytesPerOp exceeds.
+  uint64_t memoryLimit;
   std::string message; ///< positioned, like every instantiation error
 };
+
+/// Bytes an ir::Plan takes per op (what the size refusals count).
+inline constexpr uint64_t planBytesPerOp = sizeof(ir::Op);
+
+/// The bytes this process may allocate: physical memory, lowered by the
+/// address-space and data-segment limits (ulimit -v, -d) when set.
+uint64_t availableMemory();
+
+/// An estimate of a plan's size, from a sample of its ranks' programs.
+struct OpEstimate {
+  uint64_t ops = 0;          ///< estimated ops over all ranks
+  uint32_t sampledRanks = 0; ///< programs instantiated to estimate it
+};
+
+/// Estimates the op count of instantiate(m, opts) by instantiating ranks 0,
+/// p-1 and then ranks spread evenly over 0..p-1 (p/2, p/4, 3p/4, ...), up
+/// to 16 of them or until 4 M ops were sampled, and scaling their mean by p
+/// (exact for p <= 2 and for algorithms whose ranks emit alike). Fails like
+/// instantiate for a refused shape, or with OpLimitError when one rank alone
+/// emits more than maxOps ops. Costs at most 16 ranks' programs.
+llvm::Expected<OpEstimate> estimateOps(const Module &m, const InstantiateOptions &opts);
 
 /// Whether the file's `require` lines accept `opts` (false: they refuse it).
 /// An error when p, root or a parameter is invalid or a condition cannot be
