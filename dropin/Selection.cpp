@@ -29,14 +29,15 @@
 //   allgather, p = 2^k, n < 512 KiB    recursive_doubling  lg p α + nβ(p-1)/p
 //   allgather, n < 80 KiB              bruck               ceil(lg p)α + nβ(p-1)/p
 //   allgather, long                    ring                (p-1)α + nβ(p-1)/p, neighbours only
-//   bcast, n < 12 KiB or count < p     binomial            ceil(lg p)(α + nβ)
-//   bcast, long                        scatter_allgather   (lg p + p-1)α + 2nβ(p-1)/p
+//   bcast, n < 12 KiB, count < p       binomial            ceil(lg p)(α + nβ)
+//     or p < 8
+//   bcast, long, p >= 8                scatter_allgather   (lg p + p-1)α + 2nβ(p-1)/p
 //                                                           (van de Geijn)
 //
 // All of scan's and exscan's, allgather's and bcast's plans keep the order
 // (allgather and bcast combine nothing). The allgather and bcast crossovers
 // are MPICH's (MPIR_CVAR_ALLGATHER_SHORT_MSG_SIZE 80 KiB and
-// _LONG_MSG_SIZE 512 KiB, MPIR_CVAR_BCAST_SHORT_MSG_SIZE 12 KiB).
+// _LONG_MSG_SIZE 512 KiB, MPIR_CVAR_BCAST_SHORT_MSG_SIZE 12 KiB and _MIN_PROCS 8).
 //
 // 2 KiB is MPICH's MPIR_CVAR_ALLREDUCE_SHORT_MSG_SIZE, the same crossover
 // Rabenseifner measured between doubling and halving-doubling; a user-defined
@@ -122,6 +123,8 @@ DefaultChoice familyDefault(const CallTraits &t) {
   case Coll::Bcast:
     if (t.bytes < bcastShortBytes || t.count < p)
       return {"binomial", "short vector: binomial tree"};
+    if (p < bcastMinRanks)
+      return {"binomial", "few ranks: binomial tree (at most lg 8 = 3 rounds)"};
     return {"scatter_allgather", "long vector: scatter, then allgather (van de Geijn)"};
   case Coll::Allreduce:
   case Coll::Reduce:

@@ -56,8 +56,10 @@ inline constexpr uint64_t scanLongBytes = 64 << 10;
 /// recursive doubling (p a power of two) below the long one, else the ring.
 inline constexpr uint64_t allgatherShortBytes = 80 << 10;
 inline constexpr uint64_t allgatherLongBytes = 512 << 10;
-/// Bcast: the binomial tree below this, scatter + allgather from it on.
+/// Bcast: the binomial tree below this or on fewer ranks than bcastMinRanks,
+/// scatter + allgather otherwise.
 inline constexpr uint64_t bcastShortBytes = 12 << 10;
+inline constexpr uint32_t bcastMinRanks = 8;
 
 /// A plan file (or bundle entry) that fits the communicator's collective and size.
 struct FileCandidate {

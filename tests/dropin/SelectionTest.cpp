@@ -107,7 +107,9 @@ TEST(DefaultTable, TheRestOfTheFamily) {
   EXPECT_EQ(pick(call(AG, 6, 80 << 10)), "ring");
   EXPECT_EQ(pick(call(B, 8, (12 << 10) - 4)), "binomial");
   EXPECT_EQ(pick(call(B, 8, 12 << 10)), "scatter_allgather");
-  EXPECT_EQ(pick(call(B, 3, 16 << 20)), "scatter_allgather");
+  EXPECT_EQ(pick(call(B, 3, 16 << 20)), "binomial"); // few ranks
+  EXPECT_EQ(pick(call(B, 7, 16 << 20)), "binomial");
+  EXPECT_EQ(pick(call(B, 9, 16 << 20)), "scatter_allgather");
   EXPECT_EQ(pick(call(B, 64, 16 << 10, true, true, 1024)), "binomial"); // 16 elements
 }
 
