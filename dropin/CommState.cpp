@@ -61,13 +61,15 @@ CommState *createState(Global &g, MPI_Comm comm) {
         cs->foreign = true;
       PMPI_Group_free(&group);
     }
-    for (Coll c : {Coll::Allreduce, Coll::Reduce})
-      cs->files[unsigned(c)] = g.library.candidates(c, uint32_t(cs->size));
+    for (unsigned c = 0; c < numColls; ++c)
+      cs->files[c] = g.library.candidates(Coll(c), uint32_t(cs->size));
   }
   if (PMPI_Comm_set_attr(comm, g.keyval, cs.get()) != MPI_SUCCESS)
     return nullptr;
   if (g.config.debug) {
-    size_t files = cs->files[0].size() + cs->files[1].size();
+    size_t files = 0;
+    for (const auto &f : cs->files)
+      files += f.size();
     debugLine(g, "comm " + std::to_string(cs->id) + ": " + std::to_string(cs->size) + " ranks" +
                      (cs->inter ? ", inter-communicator" : "") +
                      (cs->foreign ? ", spans another MPI_COMM_WORLD" : "") + ", " +

@@ -17,10 +17,22 @@
 
 namespace collc::dropin {
 
-const char *name(Coll c) { return c == Coll::Allreduce ? "allreduce" : "reduce"; }
+const char *name(Coll c) {
+  static const char *const names[numColls] = {"allreduce", "reduce", "reduce_scatter", "scan",
+                                              "exscan",    "allgather", "bcast"};
+  return names[unsigned(c)];
+}
+
+const char *collNames() {
+  return "allreduce, reduce, reduce_scatter, scan, exscan, allgather or bcast";
+}
 
 rt::Collective toRt(Coll c) {
-  return c == Coll::Allreduce ? rt::Collective::Allreduce : rt::Collective::Reduce;
+  static const rt::Collective colls[numColls] = {
+      rt::Collective::Allreduce, rt::Collective::Reduce,    rt::Collective::ReduceScatterBlock,
+      rt::Collective::Scan,      rt::Collective::Exscan,    rt::Collective::Allgather,
+      rt::Collective::Bcast};
+  return colls[unsigned(c)];
 }
 
 bool KnownAlgorithms::contains(Coll c, std::string_view n) const {
@@ -53,11 +65,14 @@ std::string lower(std::string_view s) {
   return r;
 }
 
+/// A collective's name; "reduce_scatter_block" (the plans' name) is
+/// reduce_scatter too.
 std::optional<Coll> collOf(std::string_view s) {
-  if (s == "allreduce")
-    return Coll::Allreduce;
-  if (s == "reduce")
-    return Coll::Reduce;
+  if (s == "reduce_scatter_block")
+    return Coll::ReduceScatter;
+  for (unsigned c = 0; c < numColls; ++c)
+    if (s == name(Coll(c)))
+      return Coll(c);
   return std::nullopt;
 }
 
@@ -306,14 +321,13 @@ private:
       }
     }
     if (!coll) {
-      error(itemLine_, "the rule has no 'collective:' (allreduce or reduce)");
+      error(itemLine_, std::string("the rule has no 'collective:' (") + collNames() + ")");
       ok = false;
     } else if (auto c = collOf(coll->value)) {
       r.collective = *c;
     } else {
-      error(coll->line, "unknown collective '" + coll->value +
-                            "' (expected allreduce or reduce; they cover MPI_Iallreduce and "
-                            "MPI_Ireduce too)");
+      error(coll->line, "unknown collective '" + coll->value + "' (expected " + collNames() +
+                            "; each covers its non-blocking and persistent forms too)");
       coll = nullptr;
       ok = false;
     }
@@ -388,7 +402,7 @@ void parseAlgorithm(const char *value, const KnownAlgorithms &known, Config &con
     std::string_view cs = trim(entry.substr(0, colon)), as = trim(entry.substr(colon + 1));
     std::optional<Coll> c = collOf(cs);
     if (!c) {
-      problem = "unknown collective '" + std::string(cs) + "' (expected allreduce or reduce)";
+      problem = "unknown collective '" + std::string(cs) + "' (expected " + collNames() + ")";
     } else if (as.empty()) {
       problem = "no algorithm after '" + std::string(cs) + ":'";
     } else if (!known.contains(*c, as)) {

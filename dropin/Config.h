@@ -19,12 +19,19 @@
 
 namespace collc::dropin {
 
-/// The collectives the interposer serves; MPI_Iallreduce / MPI_Ireduce count
-/// as allreduce / reduce for selection.
-enum class Coll : uint8_t { Allreduce, Reduce };
-inline constexpr unsigned numColls = 2;
+/// The collectives the interposer serves, as selection sees them: the
+/// non-blocking and persistent forms count as their blocking call, and
+/// ReduceScatter covers MPI_Reduce_scatter_block and MPI_Reduce_scatter (one
+/// kind of plan, reduce_scatter_block, serves both).
+enum class Coll : uint8_t { Allreduce, Reduce, ReduceScatter, Scan, Exscan, Allgather, Bcast };
+inline constexpr unsigned numColls = 7;
+/// "allreduce", "reduce", "reduce_scatter", "scan", "exscan", "allgather", "bcast".
 const char *name(Coll c);
+/// The names, for messages: "allreduce, reduce, ... or bcast".
+const char *collNames();
 rt::Collective toRt(Coll c);
+/// The collective has a root (reduce, bcast).
+inline bool hasRoot(Coll c) { return c == Coll::Reduce || c == Coll::Bcast; }
 
 /// The pseudo-algorithm that sends a call to native MPI.
 inline constexpr std::string_view nativeAlgorithm = "native";

@@ -1,7 +1,8 @@
 // dropin/EntryPoints.cpp: the MPI functions libcollc_mpi.so exports
 // (exports.map) — MPI_Allreduce, MPI_Reduce, MPI_Iallreduce, MPI_Ireduce,
 // MPI_Init and MPI_Finalize, and the communicator constructors and
-// destructors it watches. Each collective becomes an Args for serve(); how the
+// destructors it watches (the rest of the family: FamilyEntryPoints.cpp and
+// PersistentEntryPoints.cpp). Each collective becomes an Args for serve(); how the
 // library is built and what it guarantees is in State.h and docs/dropin.md.
 #include "dropin/Requests.h"
 #include "dropin/Serve.h"

@@ -87,7 +87,7 @@ collc_plan planFor(Global &g, CommState &cs, Coll c, uint32_t root, const Select
   if (g.config.debug)
     debugLine(g, "comm " + std::to_string(cs.id) + ": loaded " + name(c) + " plan " +
                      sel.algorithm + " for " + std::to_string(cs.size) + " ranks" +
-                     (c == Coll::Reduce ? ", root " + std::to_string(root) : "") + " (" +
+                     (hasRoot(c) ? ", root " + std::to_string(root) : "") + " (" +
                      origin + ", " + std::to_string(bytes->size()) + " bytes)");
   cs.plans.push_back({c, root, sel.fileId, sel.algorithm, plan});
   return plan;

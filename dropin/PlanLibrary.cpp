@@ -21,11 +21,31 @@ namespace {
 namespace fs = std::filesystem;
 
 ir::Collective toIr(Coll c) {
-  return c == Coll::Allreduce ? ir::Collective::Allreduce : ir::Collective::Reduce;
+  switch (c) {
+  case Coll::Allreduce:
+    return ir::Collective::Allreduce;
+  case Coll::Reduce:
+    return ir::Collective::Reduce;
+  case Coll::ReduceScatter:
+    return ir::Collective::ReduceScatterBlock;
+  case Coll::Scan:
+    return ir::Collective::Scan;
+  case Coll::Exscan:
+    return ir::Collective::Exscan;
+  case Coll::Allgather:
+    return ir::Collective::Allgather;
+  case Coll::Bcast:
+    return ir::Collective::Bcast;
+  }
+  return ir::Collective::Allreduce;
 }
 
+/// Every collective a plan can implement has an intercepted MPI call.
 bool served(rt::Collective c) {
-  return c == rt::Collective::Allreduce || c == rt::Collective::Reduce;
+  for (unsigned i = 0; i < numColls; ++i)
+    if (toRt(Coll(i)) == c)
+      return true;
+  return false;
 }
 
 bool endsWith(const std::string &s, const char *suffix) {
@@ -195,13 +215,13 @@ std::vector<FileCandidate> PlanLibrary::candidates(Coll c, uint32_t ranks) const
 KnownAlgorithms PlanLibrary::knownAlgorithms() const {
   KnownAlgorithms k;
   for (const sched::Algorithm &a : sched::algorithms())
-    for (Coll c : {Coll::Allreduce, Coll::Reduce})
-      if (a.collective == toIr(c))
-        k.names[unsigned(c)].push_back(a.name.str());
+    for (unsigned c = 0; c < numColls; ++c)
+      if (a.collective == toIr(Coll(c)))
+        k.names[c].push_back(a.name.str());
   for (const PlanFile &f : files_)
-    for (Coll c : {Coll::Allreduce, Coll::Reduce}) {
-      auto &v = k.names[unsigned(c)];
-      if (f.collective == toRt(c) && std::find(v.begin(), v.end(), f.algorithm) == v.end())
+    for (unsigned c = 0; c < numColls; ++c) {
+      auto &v = k.names[c];
+      if (f.collective == toRt(Coll(c)) && std::find(v.begin(), v.end(), f.algorithm) == v.end())
         v.push_back(f.algorithm);
     }
   return k;

@@ -2,6 +2,7 @@
 // non-blocking ones (Requests.h).
 #include "dropin/Requests.h"
 
+#include "dropin/Persistent.h"
 #include "dropin/Serve.h"
 #include "runtime/kernels/MpiTypes.h"
 
@@ -48,12 +49,18 @@ int progressPending(Global &g) {
         ++i;
         continue;
       }
-      (void)collc_request_free(&p->req);
       cs->pending.erase(cs->pending.begin() + std::ptrdiff_t(i));
       cs->pendingCount.fetch_sub(1, std::memory_order_acq_rel);
       g.pendingTotal.fetch_sub(1, std::memory_order_acq_rel);
-      // May free `p` (when the user has freed the request already).
-      PMPI_Grequest_complete(p->greq);
+      if (p->owner) {
+        // A persistent request: it stays bound; its MPI request completes.
+        signalDone(*p->owner, p->error);
+        delete p;
+      } else {
+        (void)collc_request_free(&p->req);
+        // May free `p` (when the user has freed the request already).
+        PMPI_Grequest_complete(p->greq);
+      }
       ++events;
     }
   }
@@ -80,16 +87,79 @@ extern "C" int collcFree(void *extra) {
 /// A collective cannot be cancelled (MPI: erroneous); it runs to completion.
 extern "C" int collcCancel(void *, int) { return MPI_SUCCESS; }
 
-int initRequest(const Args &a, collc_plan plan, collc_request *req) {
-  if (collOf(a.kind) == Coll::Allreduce)
-    return collc_allreduce_init(plan, a.sendbuf, a.recvbuf, a.count, a.type, a.op, a.comm,
-                                req);
-  return collc_reduce_init(plan, a.sendbuf, a.recvbuf, a.count, a.type, a.op, a.root, a.comm,
-                           req);
+} // namespace
+
+int initRequest(const Args &a, int size, collc_plan plan, collc_request *req) {
+  const void *send = stagesInput(a) ? MPI_IN_PLACE : a.sendbuf;
+  switch (collOf(a.kind)) {
+  case Coll::Allreduce:
+    return collc_allreduce_init(plan, send, a.recvbuf, a.count, a.type, a.op, a.comm, req);
+  case Coll::Reduce:
+    return collc_reduce_init(plan, send, a.recvbuf, a.count, a.type, a.op, a.root, a.comm,
+                             req);
+  case Coll::ReduceScatter:
+    if (hasCounts(a.kind)) {
+      std::vector<MPI_Count> counts(a.recvcounts, a.recvcounts + size);
+      return collc_reduce_scatter_init(plan, send, a.recvbuf, counts.data(), a.type, a.op,
+                                       a.comm, req);
+    }
+    return collc_reduce_scatter_block_init(plan, send, a.recvbuf, a.count, a.type, a.op,
+                                           a.comm, req);
+  case Coll::Scan:
+    return collc_scan_init(plan, send, a.recvbuf, a.count, a.type, a.op, a.comm, req);
+  case Coll::Exscan:
+    return collc_exscan_init(plan, send, a.recvbuf, a.count, a.type, a.op, a.comm, req);
+  case Coll::Allgather:
+    return collc_allgather_init(plan, send, a.recvbuf, a.count, a.type, a.comm, req);
+  case Coll::Bcast:
+    return collc_bcast_init(plan, a.recvbuf, a.count, a.type, a.root, a.comm, req);
+  }
+  return COLLC_ERR_ARG;
 }
 
-/// collc_start, waiting for earlier non-blocking executions while the tag
-/// window is full (the only local condition start can fail on).
+int stageInput(const Args &a) {
+  if (!stagesInput(a))
+    return MPI_SUCCESS;
+  int packed = 0, rank = 0, position = 0;
+  MPI_Aint lb = 0, extent = 0;
+  PMPI_Comm_rank(a.comm, &rank);
+  PMPI_Type_get_extent(a.type, &lb, &extent);
+  if (int rc = PMPI_Pack_size(a.sendcount, a.sendtype, MPI_COMM_SELF, &packed);
+      rc != MPI_SUCCESS)
+    return rc;
+  std::vector<char> buf(size_t(packed) + 1);
+  if (int rc = PMPI_Pack(a.sendbuf, a.sendcount, a.sendtype, buf.data(), packed, &position,
+                         MPI_COMM_SELF);
+      rc != MPI_SUCCESS)
+    return rc;
+  char *block = static_cast<char *>(a.recvbuf) + MPI_Aint(rank) * a.count * extent;
+  position = 0;
+  return PMPI_Unpack(buf.data(), packed, &position, block, a.count, a.type, MPI_COMM_SELF);
+}
+
+void addPending(Global &g, CommState &cs, Pending *p) {
+  {
+    std::lock_guard<std::mutex> lock(cs.pendingMu);
+    cs.pending.push_back(p);
+    cs.pendingCount.fetch_add(1, std::memory_order_acq_rel);
+  }
+  g.pendingTotal.fetch_add(1, std::memory_order_acq_rel);
+  if (!cs.listed) {
+    std::lock_guard<std::mutex> lock(g.activeMu);
+    g.active.push_back(&cs);
+    cs.listed = true;
+  }
+}
+
+void countHandled(Global &g, Kind k, Substitution sub, int fileId) {
+  Stats &st = stats(g);
+  ++st.handled[unsigned(k)];
+  if (sub != Substitution::None)
+    ++st.substituted[unsigned(k)][unsigned(sub) - 1];
+  if (fileId >= 0)
+    ++st.fileUses[size_t(fileId)];
+}
+
 int start(Global &g, CommState &cs, collc_request req) {
   int rc = collc_start(req);
   while (rc == COLLC_ERR_STATE && cs.pendingCount.load() > 0) {
@@ -100,14 +170,19 @@ int start(Global &g, CommState &cs, collc_request req) {
   return rc;
 }
 
+namespace {
+
 /// A new persistent request for `a`, kept in the cache when the call
 /// qualifies. Null when the runtime refuses the call: nothing has started.
 collc_request newRequest(CommState &cs, const Args &a, collc_plan plan, uint64_t bytes,
                          const Selection &sel, bool &cached) {
   collc_request req = COLLC_REQUEST_NULL;
-  if (initRequest(a, plan, &req) != COLLC_SUCCESS)
+  if (initRequest(a, cs.size, plan, &req) != COLLC_SUCCESS)
     return nullptr;
-  cached = bytes <= requestCacheMaxBytes && rt::elemTypeOf(a.type) && rt::reduceOpOf(a.op);
+  // Not MPI_Reduce_scatter (its recvcounts' contents would have to match)
+  // nor a staged allgather.
+  cached = bytes <= requestCacheMaxBytes && !hasCounts(a.kind) && !stagesInput(a) &&
+           rt::elemTypeOf(a.type) && (!reduces(collOf(a.kind)) || rt::reduceOpOf(a.op));
   if (cached) {
     CachedRequest *victim = &cs.cache[0];
     for (CachedRequest &c : cs.cache)
@@ -122,7 +197,7 @@ collc_request newRequest(CommState &cs, const Args &a, collc_plan plan, uint64_t
     c.count = a.count;
     c.type = a.type;
     c.op = a.op;
-    c.root = collOf(a.kind) == Coll::Reduce ? a.root : 0;
+    c.root = hasRoot(collOf(a.kind)) ? a.root : 0;
     c.req = req;
     c.used = ++cs.clock;
     c.substitution = sel.substitution;
@@ -138,18 +213,9 @@ void dropCached(CommState &cs, collc_request req) {
       c = CachedRequest();
 }
 
-void countHandled(Global &g, Kind k, Substitution sub, int fileId) {
-  Stats &st = stats(g);
-  ++st.handled[unsigned(k)];
-  if (sub != Substitution::None)
-    ++st.substituted[unsigned(k)][unsigned(sub) - 1];
-  if (fileId >= 0)
-    ++st.fileUses[size_t(fileId)];
-}
-
 /// Starts and waits for a blocking execution.
 int runBlocking(Global &g, CommState &cs, const Args &a, collc_request req, bool cached) {
-  if (start(g, cs, req) != COLLC_SUCCESS) {
+  if (stageInput(a) != MPI_SUCCESS || start(g, cs, req) != COLLC_SUCCESS) {
     if (cached)
       dropCached(cs, req);
     (void)collc_request_free(&req);
@@ -171,7 +237,7 @@ int runBlocking(Global &g, CommState &cs, const Args &a, collc_request req, bool
 bool CachedRequest::matches(const Args &a) const {
   return req && kind == a.kind && sendbuf == a.sendbuf && recvbuf == a.recvbuf &&
          count == a.count && type == a.type && op == a.op &&
-         (root == a.root || collOf(kind) == Coll::Allreduce);
+         (!hasRoot(collOf(kind)) || root == a.root) && !stagesInput(a);
 }
 
 extern "C" int collcProgress() {
@@ -205,6 +271,8 @@ bool runCached(Global &g, CommState &cs, const Args &a, int &rc) {
 
 int execute(Global &g, CommState &cs, const Args &a, collc_plan plan, uint64_t bytes,
             const Selection &sel) {
+  if (modeOf(a.kind) == Mode::Persistent)
+    return initPersistent(g, cs, a, plan, sel);
   if (isBlocking(a.kind)) {
     bool cached = false;
     collc_request req = newRequest(cs, a, plan, bytes, sel, cached);
@@ -216,11 +284,11 @@ int execute(Global &g, CommState &cs, const Args &a, collc_plan plan, uint64_t b
       return rc;
   } else {
     collc_request req = COLLC_REQUEST_NULL;
-    if (initRequest(a, plan, &req) != COLLC_SUCCESS)
+    if (initRequest(a, cs.size, plan, &req) != COLLC_SUCCESS)
       return fallback(g, a, &cs, Reason::Refused, collc_error_message());
     if (g.config.debug)
       logDecision(g, a, &cs, sel.detail);
-    if (start(g, cs, req) != COLLC_SUCCESS) {
+    if (stageInput(a) != MPI_SUCCESS || start(g, cs, req) != COLLC_SUCCESS) {
       (void)collc_request_free(&req);
       return fatal(g, a, cs, "collc_start");
     }
@@ -233,17 +301,7 @@ int execute(Global &g, CommState &cs, const Args &a, collc_plan plan, uint64_t b
       return fatal(g, a, cs, "MPI_Grequest_start");
     }
     *a.request = p->greq;
-    {
-      std::lock_guard<std::mutex> lock(cs.pendingMu);
-      cs.pending.push_back(p.release());
-      cs.pendingCount.fetch_add(1, std::memory_order_acq_rel);
-    }
-    g.pendingTotal.fetch_add(1, std::memory_order_acq_rel);
-    if (!cs.listed) {
-      std::lock_guard<std::mutex> lock(g.activeMu);
-      g.active.push_back(&cs);
-      cs.listed = true;
-    }
+    addPending(g, cs, p.release());
   }
   countHandled(g, a.kind, sel.substitution, sel.fileId);
   return MPI_SUCCESS;

@@ -15,6 +15,24 @@ namespace collc::dropin {
 int execute(Global &g, CommState &cs, const Args &a, collc_plan plan, uint64_t bytes,
             const Selection &sel);
 
+/// A persistent collc request for `a` on `plan` (collc_*_init), on a
+/// communicator of `size` ranks; a COLLC_* code.
+int initRequest(const Args &a, int size, collc_plan plan, collc_request *req);
+
+/// Copies a staged allgather's input into its block of recvbuf (stagesInput);
+/// nothing for other calls. Before every start.
+int stageInput(const Args &a);
+
+/// collc_start, waiting for earlier non-blocking executions while the tag
+/// window is full (the only local condition start can fail on).
+int start(Global &g, CommState &cs, collc_request req);
+
+/// Lists a started execution for progress (collcProgress).
+void addPending(Global &g, CommState &cs, Pending *p);
+
+/// Counts a call served by a plan.
+void countHandled(Global &g, Kind k, Substitution sub, int fileId);
+
 /// The fast path: if the blocking call `a` repeats a cached one, runs it and
 /// returns true with its MPI return code in `rc`.
 bool runCached(Global &g, CommState &cs, const Args &a, int &rc);

@@ -16,6 +16,29 @@
 //   reduce, long                       rabenseifner        reduce-scatter + binomial gather
 //                                                           (order-preserving)
 //
+// The rest of the family (n is the whole vector: the reduce-scatters' input,
+// allgather's result):
+//
+//   reduce_scatter, op not commutative chain               (2p-2)α + 2nβ(p-1)/p + nγ(p-1)/p
+//                                                           (the order-preserving one)
+//   reduce_scatter, p = 2^k            recursive_halving   lg p α + nβ(p-1)/p + nγ(p-1)/p
+//   reduce_scatter, other p            ring                (p-1)α + nβ(p-1)/p + nγ(p-1)/p
+//   scan, exscan, n < 64 KiB or p <= 4 recursive_doubling  lg p(α+nβ+nγ): fewest rounds
+//   scan, exscan, long, p > 4          brent_kung          2 lg p(α+nβ+nγ), but about 2n
+//                                                           per rank moved instead of n lg p
+//   allgather, p = 2^k, n < 512 KiB    recursive_doubling  lg p α + nβ(p-1)/p
+//   allgather, n < 80 KiB              bruck               ceil(lg p)α + nβ(p-1)/p
+//   allgather, long                    ring                (p-1)α + nβ(p-1)/p, neighbours only
+//   bcast, n < 12 KiB, count < p       binomial            ceil(lg p)(α + nβ)
+//     or p < 8
+//   bcast, long, p >= 8                scatter_allgather   (lg p + p-1)α + 2nβ(p-1)/p
+//                                                           (van de Geijn)
+//
+// All of scan's and exscan's, allgather's and bcast's plans keep the order
+// (allgather and bcast combine nothing). The allgather and bcast crossovers
+// are MPICH's (MPIR_CVAR_ALLGATHER_SHORT_MSG_SIZE 80 KiB and
+// _LONG_MSG_SIZE 512 KiB, MPIR_CVAR_BCAST_SHORT_MSG_SIZE 12 KiB and _MIN_PROCS 8).
+//
 // 2 KiB is MPICH's MPIR_CVAR_ALLREDUCE_SHORT_MSG_SIZE, the same crossover
 // Rabenseifner measured between doubling and halving-doubling; a user-defined
 // operation costs a function call through MPI_Reduce_local per combine, which
@@ -40,7 +63,7 @@ bool contains(const FileCandidate &f, const CallTraits &t) {
 }
 
 bool rootFits(const FileCandidate &f, const CallTraits &t) {
-  return t.collective != Coll::Reduce || f.root == t.root;
+  return !hasRoot(t.collective) || f.root == t.root;
 }
 
 const char *substitutionText(Substitution s) {
@@ -73,9 +96,50 @@ const char *name(Origin o) {
   return "?";
 }
 
+namespace {
+
+DefaultChoice familyDefault(const CallTraits &t) {
+  const uint32_t p = t.ranks;
+  switch (t.collective) {
+  case Coll::ReduceScatter:
+    if (!t.commutative)
+      return {"chain", "non-commutative operation: the order-preserving chain"};
+    if (powerOfTwo(p))
+      return {"recursive_halving", "power-of-two ranks: recursive halving"};
+    return {"ring", "ranks not a power of two: ring"};
+  case Coll::Scan:
+  case Coll::Exscan:
+    if (t.bytes < scanLongBytes || p <= 4)
+      return {"recursive_doubling", "short vector or few ranks: fewest rounds"};
+    return {"brent_kung", "long vector, many ranks: work-efficient"};
+  case Coll::Allgather:
+    if (p == 1)
+      return {"ring", "one rank: the plan is a copy"};
+    if (powerOfTwo(p) && t.bytes < allgatherLongBytes)
+      return {"recursive_doubling", "power-of-two ranks, not long: recursive doubling"};
+    if (t.bytes < allgatherShortBytes)
+      return {"bruck", "short result: Bruck, ceil(lg p) rounds"};
+    return {"ring", "long result: ring"};
+  case Coll::Bcast:
+    if (t.bytes < bcastShortBytes || t.count < p)
+      return {"binomial", "short vector: binomial tree"};
+    if (p < bcastMinRanks)
+      return {"binomial", "few ranks: binomial tree (at most lg 8 = 3 rounds)"};
+    return {"scatter_allgather", "long vector: scatter, then allgather (van de Geijn)"};
+  case Coll::Allreduce:
+  case Coll::Reduce:
+    break;
+  }
+  return {"chain", "?"};
+}
+
+} // namespace
+
 DefaultChoice defaultAlgorithm(const CallTraits &t) {
   const uint64_t shortLimit = t.predefinedOp ? shortVectorBytes : shortVectorBytes / 4;
   const uint32_t p = t.ranks;
+  if (t.collective != Coll::Allreduce && t.collective != Coll::Reduce)
+    return familyDefault(t);
   // Every choice below is order-preserving unless the operation is
   // commutative (ring and binary blocks are not; select() never gives them a
   // non-commutative operation).

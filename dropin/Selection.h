@@ -32,7 +32,7 @@ struct CallTraits {
   Coll collective = Coll::Allreduce;
   uint32_t ranks = 1;
   uint32_t root = 0;
-  uint64_t count = 0; ///< elements
+  uint64_t count = 0; ///< elements of the whole vector (allgather: the result)
   uint64_t bytes = 0; ///< count × type size
   bool commutative = true;
   bool predefinedOp = true;
@@ -50,6 +50,16 @@ DefaultChoice defaultAlgorithm(const CallTraits &t);
 inline constexpr uint64_t shortVectorBytes = 2048;
 /// Non-power-of-two communicators up to this size use the ring for long vectors.
 inline constexpr uint32_t ringMaxRanks = 8;
+/// Scan and exscan: from this many bytes on, more than 4 ranks use Brent-Kung.
+inline constexpr uint64_t scanLongBytes = 64 << 10;
+/// Allgather (bytes of the whole result): Bruck below the short limit,
+/// recursive doubling (p a power of two) below the long one, else the ring.
+inline constexpr uint64_t allgatherShortBytes = 80 << 10;
+inline constexpr uint64_t allgatherLongBytes = 512 << 10;
+/// Bcast: the binomial tree below this or on fewer ranks than bcastMinRanks,
+/// scatter + allgather otherwise.
+inline constexpr uint64_t bcastShortBytes = 12 << 10;
+inline constexpr uint32_t bcastMinRanks = 8;
 
 /// A plan file (or bundle entry) that fits the communicator's collective and size.
 struct FileCandidate {

@@ -2,6 +2,7 @@
 #include "dropin/Serve.h"
 
 #include "dropin/PlanAcquisition.h"
+#include "dropin/Persistent.h"
 #include "dropin/Requests.h"
 #include "dropin/Startup.h"
 #include "runtime/api/Execution.h"
@@ -41,26 +42,98 @@ int native(const Args &a) {
   case Kind::Ireduce:
     return PMPI_Ireduce(a.sendbuf, a.recvbuf, a.count, a.type, a.op, a.root, a.comm,
                         a.request);
+  case Kind::ReduceScatterBlock:
+    return PMPI_Reduce_scatter_block(a.sendbuf, a.recvbuf, a.count, a.type, a.op, a.comm);
+  case Kind::ReduceScatter:
+    return PMPI_Reduce_scatter(a.sendbuf, a.recvbuf, a.recvcounts, a.type, a.op, a.comm);
+  case Kind::Scan:
+    return PMPI_Scan(a.sendbuf, a.recvbuf, a.count, a.type, a.op, a.comm);
+  case Kind::Exscan:
+    return PMPI_Exscan(a.sendbuf, a.recvbuf, a.count, a.type, a.op, a.comm);
+  case Kind::Allgather:
+    return PMPI_Allgather(a.sendbuf, a.sendcount, a.sendtype, a.recvbuf, a.count, a.type,
+                          a.comm);
+  case Kind::Bcast:
+    return PMPI_Bcast(a.recvbuf, a.count, a.type, a.root, a.comm);
+  case Kind::IreduceScatterBlock:
+    return PMPI_Ireduce_scatter_block(a.sendbuf, a.recvbuf, a.count, a.type, a.op, a.comm,
+                                      a.request);
+  case Kind::IreduceScatter:
+    return PMPI_Ireduce_scatter(a.sendbuf, a.recvbuf, a.recvcounts, a.type, a.op, a.comm,
+                                a.request);
+  case Kind::Iscan:
+    return PMPI_Iscan(a.sendbuf, a.recvbuf, a.count, a.type, a.op, a.comm, a.request);
+  case Kind::Iexscan:
+    return PMPI_Iexscan(a.sendbuf, a.recvbuf, a.count, a.type, a.op, a.comm, a.request);
+  case Kind::Iallgather:
+    return PMPI_Iallgather(a.sendbuf, a.sendcount, a.sendtype, a.recvbuf, a.count, a.type,
+                           a.comm, a.request);
+  case Kind::Ibcast:
+    return PMPI_Ibcast(a.recvbuf, a.count, a.type, a.root, a.comm, a.request);
+  case Kind::AllreduceInit:
+  case Kind::ReduceInit:
+  case Kind::ReduceScatterBlockInit:
+  case Kind::ReduceScatterInit:
+  case Kind::ScanInit:
+  case Kind::ExscanInit:
+  case Kind::AllgatherInit:
+  case Kind::BcastInit:
+    return nativeInit(a);
+  case Kind::Count:
+    break;
   }
   return MPI_ERR_INTERN;
+}
+
+rt::Call runtimeCall(const Args &a, int size, std::vector<MPI_Count> &counts) {
+  const Coll c = collOf(a.kind);
+  rt::Call call;
+  call.collective = toRt(c);
+  call.sendbuf = c == Coll::Bcast ? nullptr : stagesInput(a) ? MPI_IN_PLACE : a.sendbuf;
+  call.recvbuf = a.recvbuf;
+  call.count = a.count;
+  if (hasCounts(a.kind)) {
+    counts.assign(a.recvcounts, a.recvcounts + size);
+    call.count = 0;
+    call.recvcounts = counts.data();
+  }
+  call.type = a.type;
+  call.op = reduces(c) ? a.op : MPI_OP_NULL;
+  call.root = hasRoot(c) ? a.root : 0;
+  call.comm = a.comm;
+  return call;
 }
 
 void logDecision(Global &g, const Args &a, const CommState *cs, const std::string &what) {
   std::string s = kindName(a.kind);
   if (cs)
     s += " comm " + std::to_string(cs->id) + " (" + std::to_string(cs->size) + " ranks)";
-  if (collOf(a.kind) == Coll::Reduce)
+  if (hasRoot(collOf(a.kind)))
     s += " root " + std::to_string(a.root);
   int size = 0;
-  if (a.type != MPI_DATATYPE_NULL && a.count >= 0)
+  if (a.type != MPI_DATATYPE_NULL)
     PMPI_Type_size(a.type, &size);
-  int commutative = 1;
-  if (a.op != MPI_OP_NULL)
-    PMPI_Op_commutative(a.op, &commutative);
-  s += " " + std::to_string(uint64_t(size) * uint64_t(a.count < 0 ? 0 : a.count)) +
-       " bytes (" + std::to_string(a.count) + " x " + typeName(a.type) + ", " +
-       opName(a.op, commutative) + (a.sendbuf == MPI_IN_PLACE ? ", in place" : "") +
-       "): " + what;
+  int64_t count = a.count;
+  if (hasCounts(a.kind)) {
+    count = 0;
+    for (int i = 0; a.recvcounts && cs && i < cs->size; ++i)
+      count += a.recvcounts[i];
+  }
+  const char *per = collOf(a.kind) == Coll::Allgather || a.kind == Kind::ReduceScatterBlock ||
+                            a.kind == Kind::IreduceScatterBlock ||
+                            a.kind == Kind::ReduceScatterBlockInit
+                        ? " per rank"
+                        : "";
+  std::string op;
+  if (reduces(collOf(a.kind))) {
+    int commutative = 1;
+    if (a.op != MPI_OP_NULL)
+      PMPI_Op_commutative(a.op, &commutative);
+    op = ", " + opName(a.op, commutative);
+  }
+  s += " " + std::to_string(uint64_t(size) * uint64_t(count < 0 ? 0 : count)) + " bytes" +
+       per + " (" + std::to_string(count) + " x " + typeName(a.type) + op +
+       (a.sendbuf == MPI_IN_PLACE ? ", in place" : "") + "): " + what;
   debugLine(g, s);
 }
 
@@ -106,30 +179,36 @@ int serve(const Args &a) {
     return fallback(g, a, &cs, Reason::InterComm);
   if (cs.foreign)
     return fallback(g, a, &cs, Reason::ForeignWorld);
-  if (a.count < 0)
+  if (hasCounts(a.kind) && !a.recvcounts)
+    return fallback(g, a, &cs, Reason::Arguments, "recvcounts is null");
+  if (!hasCounts(a.kind) && a.count < 0)
     return fallback(g, a, &cs, Reason::Arguments, "negative count");
-  if (c == Coll::Reduce && (a.root < 0 || a.root >= cs.size))
+  if (hasRoot(c) && (a.root < 0 || a.root >= cs.size))
     return fallback(g, a, &cs, Reason::Arguments, "root out of range");
-  if (a.type == MPI_DATATYPE_NULL || a.op == MPI_OP_NULL)
+  if (a.type == MPI_DATATYPE_NULL || (reduces(c) && a.op == MPI_OP_NULL))
     return fallback(g, a, &cs, Reason::Arguments, "null datatype or operation");
+  if (stagesInput(a)) {
+    // Equal type signatures (MPI's rule) have equal sizes.
+    int sendSize = 0, recvSize = 0;
+    if (a.sendtype == MPI_DATATYPE_NULL || a.sendcount < 0 ||
+        PMPI_Type_size(a.sendtype, &sendSize) != MPI_SUCCESS ||
+        PMPI_Type_size(a.type, &recvSize) != MPI_SUCCESS ||
+        int64_t(sendSize) * a.sendcount != int64_t(recvSize) * a.count)
+      return fallback(g, a, &cs, Reason::Arguments,
+                      "the send side is not one block of the receive side");
+  }
 
   // What any plan needs of the call: a datatype made of whole contiguous
-  // elements and an (operation, datatype) pair collc can combine.
+  // elements and, where the collective combines, an (operation, datatype)
+  // pair collc can combine.
   rt::Shape probe;
   probe.collective = toRt(c);
   probe.ranks = uint32_t(cs.size);
-  probe.root = c == Coll::Reduce ? uint32_t(a.root) : 0;
+  probe.root = hasRoot(c) ? uint32_t(a.root) : 0;
   probe.commutative = false;
   probe.inPlace = true;
-  rt::Call call;
-  call.collective = probe.collective;
-  call.sendbuf = a.sendbuf;
-  call.recvbuf = a.recvbuf;
-  call.count = a.count;
-  call.type = a.type;
-  call.op = a.op;
-  call.root = a.root;
-  call.comm = a.comm;
+  std::vector<MPI_Count> counts;
+  rt::Call call = runtimeCall(a, cs.size, counts);
   rt::CallPlan how;
   if (rt::Status s = rt::analyzeCall(probe, true, call, how); !s.ok()) {
     Reason r = Reason::Refused;
@@ -150,10 +229,10 @@ int serve(const Args &a) {
   t.collective = c;
   t.ranks = uint32_t(cs.size);
   t.root = probe.root;
-  t.count = uint64_t(a.count);
-  t.bytes = uint64_t(a.count) * uint64_t(typeSize);
+  t.count = how.total; // the whole vector, as MPI's arguments agree on it everywhere
+  t.bytes = how.total * uint64_t(typeSize);
   t.commutative = how.commutativeOp;
-  t.predefinedOp = rt::reduceOpOf(a.op).has_value();
+  t.predefinedOp = !reduces(c) || rt::reduceOpOf(a.op).has_value();
   Decision &d = decide(g, cs, t);
   const Selection &sel = d.sel;
   if (sel.native)

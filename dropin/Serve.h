@@ -5,6 +5,7 @@
 #define COLLC_DROPIN_SERVE_H
 
 #include "dropin/State.h"
+#include "runtime/api/Execution.h"
 
 namespace collc::dropin {
 
@@ -13,6 +14,11 @@ int serve(const Args &a);
 
 /// The native collective (PMPI_*) for `a`.
 int native(const Args &a);
+
+/// The runtime's view of `a` on a communicator of `size` ranks; `counts`
+/// holds MPI_Reduce_scatter's recvcounts widened (it must outlive the Call).
+/// Allgather whose input is staged (stagesInput) runs in place.
+rt::Call runtimeCall(const Args &a, int size, std::vector<MPI_Count> &counts);
 
 /// Counts `r` for `a`, logs it with COLLC_DEBUG, and runs `a` natively.
 int fallback(Global &g, const Args &a, const CommState *cs, Reason r,

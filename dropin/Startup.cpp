@@ -158,6 +158,10 @@ void reportStats(Global &g) {
     uint64_t total = 0;
     for (unsigned r = 0; r < numReasons; ++r)
       total += fb[r];
+    // MPI_Allreduce and MPI_Reduce always (as before the other calls were
+    // intercepted); every other call once it has been made.
+    if (handled + total == 0 && Kind(k) != Kind::Allreduce && Kind(k) != Kind::Reduce)
+      continue;
     std::fprintf(stderr, "collc: %s handled=%" PRIu64 " fallback=%" PRIu64 "\n",
                  kindName(Kind(k)), handled, total);
     for (unsigned r = 0; r < numReasons; ++r)

@@ -13,8 +13,30 @@ thread_local Stats *tlStats = nullptr;
 } // namespace
 
 const char *kindName(Kind k) {
-  static const char *const names[] = {"allreduce", "reduce", "iallreduce", "ireduce"};
+  static const char *const names[] = {
+#define COLLC_X(E, N, C, M) N,
+      COLLC_KINDS(COLLC_X)
+#undef COLLC_X
+  };
   return names[unsigned(k)];
+}
+
+Coll collOf(Kind k) {
+  static const Coll colls[] = {
+#define COLLC_X(E, N, C, M) Coll::C,
+      COLLC_KINDS(COLLC_X)
+#undef COLLC_X
+  };
+  return colls[unsigned(k)];
+}
+
+Mode modeOf(Kind k) {
+  static const Mode modes[] = {
+#define COLLC_X(E, N, C, M) Mode::M,
+      COLLC_KINDS(COLLC_X)
+#undef COLLC_X
+  };
+  return modes[unsigned(k)];
 }
 
 const char *text(Reason r) {

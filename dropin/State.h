@@ -3,8 +3,9 @@
 // the process-wide state (docs/dropin.md).
 //
 // The library, file by file:
-//  - EntryPoints.cpp: the exported MPI functions; each builds an Args and
-//    calls serve(), or watches communicators come and go;
+//  - EntryPoints.cpp, FamilyEntryPoints.cpp, PersistentEntryPoints.cpp: the
+//    exported MPI functions; each builds an Args and calls serve(), or
+//    watches communicators come and go, or starts and frees requests;
 //  - Serve.cpp: one call from arguments to decision — what any plan needs of
 //    the call, the selection inputs, native fallbacks with their reasons;
 //  - PlanAcquisition.cpp: the decision cache and the plan it names — a file
@@ -12,6 +13,7 @@
 //  - Requests.cpp: executing a plan — the cache of persistent requests for
 //    repeated blocking calls, non-blocking executions behind generalized
 //    requests, progress from Open MPI's progress engine;
+//  - Persistent.cpp: persistent requests on plans (MPIX_*_init, MPI_Start);
 //  - CommState.cpp: per-communicator state and the runtime's private duplicate;
 //  - Startup.cpp: reading the settings at MPI_Init, comparing them across
 //    ranks, the COLLC_STATS report at MPI_Finalize;
@@ -30,7 +32,8 @@
 //    collective MPI_Comm_dup) is made at points that block anyway: MPI_Init
 //    for MPI_COMM_WORLD and MPI_COMM_SELF, the intercepted communicator
 //    constructors for new communicators, or else the first blocking
-//    MPI_Allreduce / MPI_Reduce. Until then non-blocking calls go native.
+//    collective collc intercepts. Until then non-blocking and persistent
+//    calls go native.
 //
 // Non-blocking requests: the user gets an MPI generalized request
 // (MPI_Grequest_start), so MPI_Wait/Test/Waitall/... and MPI_Request_free work
@@ -72,14 +75,56 @@ namespace collc::dropin {
 
 // --- calls, fallback reasons, counters ---------------------------------------------
 
-enum class Kind : uint8_t { Allreduce, Reduce, Iallreduce, Ireduce };
-constexpr unsigned numKinds = 4;
-/// "allreduce", "iallreduce", ... (COLLC_STATS, COLLC_DEBUG).
+/// How a call runs: to completion, started behind a request, or bound once and
+/// started many times (MPIX_*_init, then MPI_Start).
+enum class Mode : uint8_t { Blocking, NonBlocking, Persistent };
+
+// The intercepted calls (one table: enum, name, collective, mode). The first
+// four keep their values: COLLC_STATS has always listed them in this order.
+#define COLLC_KINDS(X)                                                                     \
+  X(Allreduce, "allreduce", Allreduce, Blocking)                                           \
+  X(Reduce, "reduce", Reduce, Blocking)                                                    \
+  X(Iallreduce, "iallreduce", Allreduce, NonBlocking)                                      \
+  X(Ireduce, "ireduce", Reduce, NonBlocking)                                               \
+  X(ReduceScatterBlock, "reduce_scatter_block", ReduceScatter, Blocking)                   \
+  X(ReduceScatter, "reduce_scatter", ReduceScatter, Blocking)                              \
+  X(Scan, "scan", Scan, Blocking)                                                          \
+  X(Exscan, "exscan", Exscan, Blocking)                                                    \
+  X(Allgather, "allgather", Allgather, Blocking)                                           \
+  X(Bcast, "bcast", Bcast, Blocking)                                                       \
+  X(IreduceScatterBlock, "ireduce_scatter_block", ReduceScatter, NonBlocking)              \
+  X(IreduceScatter, "ireduce_scatter", ReduceScatter, NonBlocking)                         \
+  X(Iscan, "iscan", Scan, NonBlocking)                                                     \
+  X(Iexscan, "iexscan", Exscan, NonBlocking)                                               \
+  X(Iallgather, "iallgather", Allgather, NonBlocking)                                      \
+  X(Ibcast, "ibcast", Bcast, NonBlocking)                                                  \
+  X(AllreduceInit, "allreduce_init", Allreduce, Persistent)                                \
+  X(ReduceInit, "reduce_init", Reduce, Persistent)                                         \
+  X(ReduceScatterBlockInit, "reduce_scatter_block_init", ReduceScatter, Persistent)        \
+  X(ReduceScatterInit, "reduce_scatter_init", ReduceScatter, Persistent)                   \
+  X(ScanInit, "scan_init", Scan, Persistent)                                               \
+  X(ExscanInit, "exscan_init", Exscan, Persistent)                                         \
+  X(AllgatherInit, "allgather_init", Allgather, Persistent)                                \
+  X(BcastInit, "bcast_init", Bcast, Persistent)
+enum class Kind : uint8_t {
+#define COLLC_X(E, N, C, M) E,
+  COLLC_KINDS(COLLC_X)
+#undef COLLC_X
+      Count
+};
+constexpr unsigned numKinds = unsigned(Kind::Count);
+/// "allreduce", "iallreduce", "scan_init", ... (COLLC_STATS, COLLC_DEBUG).
 const char *kindName(Kind k);
-inline Coll collOf(Kind k) {
-  return k == Kind::Allreduce || k == Kind::Iallreduce ? Coll::Allreduce : Coll::Reduce;
+/// The collective selection sees.
+Coll collOf(Kind k);
+Mode modeOf(Kind k);
+inline bool isBlocking(Kind k) { return modeOf(k) == Mode::Blocking; }
+/// MPI_Reduce_scatter and its forms: per-rank recvcounts instead of a count.
+inline bool hasCounts(Kind k) {
+  return k == Kind::ReduceScatter || k == Kind::IreduceScatter || k == Kind::ReduceScatterInit;
 }
-inline bool isBlocking(Kind k) { return k == Kind::Allreduce || k == Kind::Reduce; }
+/// The collective combines with an operation (not allgather, bcast).
+inline bool reduces(Coll c) { return c != Coll::Allgather && c != Coll::Bcast; }
 
 // Why a call went to native MPI (one table: enum, stats line, debug log).
 #define COLLC_REASONS(X)                                                                   \
@@ -106,7 +151,10 @@ const char *text(Reason r);
 constexpr unsigned numSubstitutions = 3; // Substitution, without None
 const char *text(Substitution s);
 
-/// One intercepted call, with MPI's arguments.
+/// One intercepted call, with MPI's arguments. `count` and `type` are the
+/// call's count and datatype — the receive side where MPI has two (the block
+/// of MPI_Reduce_scatter_block and MPI_Allgather); bcast's one buffer is
+/// `recvbuf`; allgather and bcast have no `op`.
 struct Args {
   Kind kind;
   const void *sendbuf;
@@ -117,7 +165,20 @@ struct Args {
   int root;
   MPI_Comm comm;
   MPI_Request *request;
+  const int *recvcounts = nullptr;           ///< MPI_Reduce_scatter
+  int sendcount = 0;                         ///< MPI_Allgather
+  MPI_Datatype sendtype = MPI_DATATYPE_NULL; ///< MPI_Allgather
+  MPI_Info info = MPI_INFO_NULL;             ///< the persistent forms
 };
+
+/// MPI_Allgather whose send side is not one block of the receive side's
+/// datatype (other datatype or count): its input is copied into its block of
+/// recvbuf first (MPI_Pack/MPI_Unpack) and the plan runs in place, so that
+/// what decides is the receive side, which agrees across ranks.
+inline bool stagesInput(const Args &a) {
+  return collOf(a.kind) == Coll::Allgather && a.sendbuf != MPI_IN_PLACE &&
+         (a.sendtype != a.type || a.sendcount != a.count);
+}
 
 /// One thread's counters; summed over threads and ranks at MPI_Finalize.
 struct Stats {
@@ -167,11 +228,15 @@ constexpr unsigned requestCacheSize = 4;
 /// the vector's size (but the allocation it saves matters most for them).
 constexpr uint64_t requestCacheMaxBytes = 4 << 20;
 
-/// A non-blocking execution behind a generalized request.
+struct PersistentCall;
+
+/// A non-blocking execution behind a generalized request, or one run of a
+/// persistent request (`owner`; Persistent.h).
 struct Pending {
   collc_request req = nullptr;
   MPI_Request greq = MPI_REQUEST_NULL;
   int error = MPI_SUCCESS;
+  PersistentCall *owner = nullptr;
 };
 
 /// A decision for one set of selection inputs (they determine it: the

@@ -115,10 +115,11 @@ TEST(Rules, RefusesEverythingOutsideTheSubset) {
   EXPECT_EQ(rulesErrors("format: collc-rules/1\nrule:\n"),
             (std::vector<std::string>{"r.yaml:2: unknown key 'rule' (expected format, rules)",
                                       "r.yaml:1: missing 'rules:' (a list of rules, or [] for none)"}));
-  EXPECT_EQ(rulesErrors("format: collc-rules/1\nrules:\n  - {collective: bcast, algorithm: x}\n"),
+  EXPECT_EQ(rulesErrors("format: collc-rules/1\nrules:\n  - {collective: gather, algorithm: x}\n"),
             std::vector<std::string>{
-                "r.yaml:3: unknown collective 'bcast' (expected allreduce or reduce; they cover "
-                "MPI_Iallreduce and MPI_Ireduce too)"});
+                "r.yaml:3: unknown collective 'gather' (expected allreduce, reduce, "
+                "reduce_scatter, scan, exscan, allgather or bcast; each covers its "
+                "non-blocking and persistent forms too)"});
   EXPECT_EQ(rulesErrors("format: collc-rules/1\nrules:\n  - {collective: reduce, algorithm: "
                         "ring\n"),
             std::vector<std::string>{"r.yaml:3: a flow mapping '{...}' must end on the same line"});
@@ -131,7 +132,8 @@ TEST(Rules, RefusesEverythingOutsideTheSubset) {
   EXPECT_EQ(rulesErrors("format: collc-rules/1\nrules:\n  - ranks: 0\n"),
             (std::vector<std::string>{
                 "r.yaml:3: ranks '0': expected N, A-B or A- (rank counts, A <= B)",
-                "r.yaml:3: the rule has no 'collective:' (allreduce or reduce)",
+                "r.yaml:3: the rule has no 'collective:' (allreduce, reduce, reduce_scatter, "
+                "scan, exscan, allgather or bcast)",
                 "r.yaml:3: the rule has no 'algorithm:'"}));
 }
 
@@ -155,7 +157,8 @@ TEST(Algorithm, AMistakeIsOneWarningAndNothingForced) {
       {"allreduce=ring", "COLLC_ALGORITHM='allreduce=ring': 'allreduce=ring' is not "
                          "COLLECTIVE:ALGORITHM; COLLC_ALGORITHM is ignored"},
       {"reduce:binomial,alltoall:x", "COLLC_ALGORITHM='reduce:binomial,alltoall:x': unknown "
-                                     "collective 'alltoall' (expected allreduce or reduce); "
+                                     "collective 'alltoall' (expected allreduce, reduce, "
+                                     "reduce_scatter, scan, exscan, allgather or bcast); "
                                      "COLLC_ALGORITHM is ignored"},
       {"allreduce:ring,allreduce:ring", "COLLC_ALGORITHM='allreduce:ring,allreduce:ring': "
                                         "allreduce is given twice; COLLC_ALGORITHM is ignored"},

@@ -14,7 +14,23 @@ using namespace collc::dropin;
 namespace {
 
 ir::Collective toIr(Coll c) {
-  return c == Coll::Allreduce ? ir::Collective::Allreduce : ir::Collective::Reduce;
+  switch (c) {
+  case Coll::Allreduce:
+    return ir::Collective::Allreduce;
+  case Coll::Reduce:
+    return ir::Collective::Reduce;
+  case Coll::ReduceScatter:
+    return ir::Collective::ReduceScatterBlock;
+  case Coll::Scan:
+    return ir::Collective::Scan;
+  case Coll::Exscan:
+    return ir::Collective::Exscan;
+  case Coll::Allgather:
+    return ir::Collective::Allgather;
+  case Coll::Bcast:
+    return ir::Collective::Bcast;
+  }
+  return ir::Collective::Allreduce;
 }
 
 PlanQuery generators() {
@@ -70,8 +86,36 @@ TEST(DefaultTable, FollowsRabenseifnersAdaptiveChoice) {
   EXPECT_EQ(pick(call(R, 6, 100, false)), "binomial");
 }
 
+TEST(DefaultTable, TheRestOfTheFamily) {
+  const Coll RS = Coll::ReduceScatter, S = Coll::Scan, X = Coll::Exscan, AG = Coll::Allgather,
+             B = Coll::Bcast;
+  EXPECT_EQ(pick(call(RS, 8, 8)), "recursive_halving");
+  EXPECT_EQ(pick(call(RS, 8, 16 << 20)), "recursive_halving");
+  EXPECT_EQ(pick(call(RS, 6, 1 << 20)), "ring");
+  EXPECT_EQ(pick(call(RS, 8, 1 << 20, false)), "chain"); // order-preserving
+  EXPECT_EQ(pick(call(RS, 1, 8, false)), "chain");
+  EXPECT_EQ(pick(call(S, 8, 8)), "recursive_doubling");
+  EXPECT_EQ(pick(call(S, 4, 16 << 20)), "recursive_doubling");
+  EXPECT_EQ(pick(call(S, 8, 64 << 10)), "brent_kung");
+  EXPECT_EQ(pick(call(X, 5, 1 << 20, false)), "brent_kung");
+  EXPECT_EQ(pick(call(X, 5, 1000, false)), "recursive_doubling");
+  EXPECT_EQ(pick(call(AG, 1, 1 << 20)), "ring");
+  EXPECT_EQ(pick(call(AG, 4, 8)), "recursive_doubling");
+  EXPECT_EQ(pick(call(AG, 4, (512 << 10) - 4)), "recursive_doubling");
+  EXPECT_EQ(pick(call(AG, 4, 512 << 10)), "ring");
+  EXPECT_EQ(pick(call(AG, 6, 8)), "bruck");
+  EXPECT_EQ(pick(call(AG, 6, 80 << 10)), "ring");
+  EXPECT_EQ(pick(call(B, 8, (12 << 10) - 4)), "binomial");
+  EXPECT_EQ(pick(call(B, 8, 12 << 10)), "scatter_allgather");
+  EXPECT_EQ(pick(call(B, 3, 16 << 20)), "binomial"); // few ranks
+  EXPECT_EQ(pick(call(B, 7, 16 << 20)), "binomial");
+  EXPECT_EQ(pick(call(B, 9, 16 << 20)), "scatter_allgather");
+  EXPECT_EQ(pick(call(B, 64, 16 << 10, true, true, 1024)), "binomial"); // 16 elements
+}
+
 TEST(DefaultTable, EveryChoiceExistsAndKeepsOrderWhenItMust) {
-  for (Coll c : {Coll::Allreduce, Coll::Reduce})
+  for (Coll c : {Coll::Allreduce, Coll::Reduce, Coll::ReduceScatter, Coll::Scan, Coll::Exscan,
+                 Coll::Allgather, Coll::Bcast})
     for (uint32_t p = 1; p <= 70; ++p)
       for (uint64_t bytes : {0ull, 4ull, 100ull, 2047ull, 2048ull, 5000ull, 65536ull, 1ull << 24})
         for (bool commutative : {true, false})
@@ -80,6 +124,9 @@ TEST(DefaultTable, EveryChoiceExistsAndKeepsOrderWhenItMust) {
             const DefaultChoice d = defaultAlgorithm(t);
             const sched::Algorithm *a = sched::findAlgorithm(toIr(c), d.algorithm);
             ASSERT_NE(a, nullptr) << d.algorithm;
+            sched::GenOptions o;
+            o.ranks = p;
+            EXPECT_TRUE(a->accepts(o)) << name(c) << " p=" << p << ": " << d.algorithm;
             EXPECT_FALSE(!commutative && a->needsCommutative)
                 << name(c) << " p=" << p << " bytes=" << bytes << ": " << d.algorithm;
             EXPECT_NE(std::string(d.reason), "");

@@ -1,0 +1,55 @@
+// dropin/Persistent.h: persistent collectives on plans — MPIX_*_init (Open
+// MPI 4.1's persistent-collectives extension, mpi-ext.h) or MPI_*_init (an
+// MPI 4 library), and MPI_Start, MPI_Startall and MPI_Request_free for the
+// requests they return.
+//
+// The handle the user gets is a real MPI persistent request: a zero-byte
+// receive (MPI_Recv_init) from this process on a private duplicate of
+// MPI_COMM_SELF, with a tag of its own. MPI_Start starts the plan's
+// execution and that receive; when the execution finishes — progressed from
+// Open MPI's progress engine like the non-blocking calls (State.h) — collc
+// sends the zero-byte message that completes the receive. MPI_Wait, MPI_Test
+// and their all/any/some forms therefore complete it and leave it inactive,
+// ready for the next MPI_Start, with nothing else intercepted. The decision
+// (plan or native) is made once, at the _init call, on the same inputs as
+// the blocking call's (Selection.h), so all ranks agree.
+#ifndef COLLC_DROPIN_PERSISTENT_H
+#define COLLC_DROPIN_PERSISTENT_H
+
+#include "dropin/State.h"
+
+namespace collc::dropin {
+
+/// One persistent request on a plan.
+struct PersistentCall {
+  Args args;                          ///< the _init call (recvcounts dropped: bound already)
+  collc_request req = nullptr;        ///< the runtime's persistent request
+  MPI_Request handle = MPI_REQUEST_NULL; ///< what the user holds
+  int tag = 0;
+  bool active = false;
+  int error = MPI_SUCCESS; ///< of the last run
+};
+
+/// The native persistent collective (PMPIX_*_init) for `a`.
+int nativeInit(const Args &a);
+
+/// Binds `a` to `plan` and returns the user's handle in *a.request; counts
+/// the call handled (falls back, counted, if the runtime refuses it).
+int initPersistent(Global &g, CommState &cs, const Args &a, collc_plan plan,
+                   const Selection &sel);
+
+/// MPI_Start for a request: true with MPI's return code in `rc` if it is one
+/// of collc's, else false (the caller passes it to PMPI_Start).
+bool startPersistent(MPI_Request *request, int &rc);
+
+/// MPI_Request_free for a request: true with `rc` if it is one of collc's
+/// (an active one is first waited for), else false.
+bool freePersistent(MPI_Request *request, int &rc);
+
+/// Progress found the run of `p` finished (with `error`): completes the
+/// user's request. Called with the communicator's pending list locked.
+void signalDone(PersistentCall &p, int error);
+
+} // namespace collc::dropin
+
+#endif // COLLC_DROPIN_PERSISTENT_H
