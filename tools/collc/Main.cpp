@@ -2,6 +2,7 @@
 #include "tools/collc/Commands.h"
 
 #include "ir/PlanIO.h"
+#include "runtime/bytecode/Format.h"
 #include "schedules/Generators.h"
 
 #include "llvm/Support/FileSystem.h"
@@ -125,7 +126,10 @@ int main(int argc, char **argv) {
       {&OptCommand(), runOpt},
   };
   llvm::cl::SetVersionPrinter(
-      [](llvm::raw_ostream &os) { os << "collc " COLLC_VERSION " (plan format collc-plan/1)\n"; });
+      [](llvm::raw_ostream &os) {
+        os << "collc " COLLC_VERSION " (plan format " << ir::formatTag << ", bytecode format "
+           << unsigned(rt::format::version) << ")\n";
+      });
   llvm::cl::HideUnrelatedOptions(category());
   const std::string text = overview(argc > 1 ? llvm::StringRef(argv[1]) : "");
   if (!llvm::cl::ParseCommandLineOptions(argc, argv, text, &llvm::errs()))
