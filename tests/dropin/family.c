@@ -547,17 +547,20 @@ int main(int argc, char **argv) {
 #endif
   /* Counts: none, one, fewer than the ranks, a prime, long (64 KiB of ints
    * and more: the long-vector choices of the default table). Blocking calls
-   * get them all; the other forms run the same plans, so fewer. */
-  const long allCounts[] = {0, 1, 3, 61, 20011}, someCounts[] = {0, 61};
+   * get them all; the other forms run the same plans, so one. */
+  const long allCounts[] = {0, 1, 3, 61, 20011}, someCounts[] = {61};
   for (int mode = 0; mode < modes; ++mode) {
     const long *counts = mode == BLOCKING ? allCounts : someCounts;
-    const int ncounts = mode == BLOCKING ? 5 : 2;
+    const int ncounts = mode == BLOCKING ? 5 : 1;
     for (int kind = 0; kind < 4; ++kind)
       for (int k = 0; k < ncounts; ++k) {
         const long n = counts[k];
+        /* Long: the scans, whose default plan changes there (the
+         * reduce-scatters' does not). */
+        if (n == 20011 && kind < 2)
+          continue;
         reductionCase(kind, mode, n, 0, 0, 0);
-        if (n < 20011 || kind >= 2) /* long affine: the scans, whose plans change there */
-          reductionCase(kind, mode, n, 1, 0, 0);
+        reductionCase(kind, mode, n, 1, 0, 0);
         if (n == 61) {
           reductionCase(kind, mode, n, 0, 1, 0);
           reductionCase(kind, mode, n, 1, 1, 0);
