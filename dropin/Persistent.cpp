@@ -60,6 +60,7 @@ int newTag(Registry &r, int &tag) {
 } // namespace
 
 int nativeInit(const Args &a) {
+#if COLLC_HAVE_PERSISTENT
   switch (a.kind) {
   case Kind::AllreduceInit:
     return COLLC_PINIT(Allreduce)(a.sendbuf, a.recvbuf, a.count, a.type, a.op, a.comm, a.info,
@@ -87,6 +88,10 @@ int nativeInit(const Args &a) {
   default:
     return MPI_ERR_INTERN;
   }
+#else
+  (void)a;
+  return MPI_ERR_INTERN; // no persistent collectives to intercept
+#endif
 }
 
 int initPersistent(Global &g, CommState &cs, const Args &a, collc_plan plan,

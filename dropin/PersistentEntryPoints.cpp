@@ -14,6 +14,7 @@
 
 using namespace collc::dropin;
 
+#if COLLC_HAVE_PERSISTENT
 namespace {
 Args persistent(Kind k, const void *sendbuf, void *recvbuf, int count, MPI_Datatype type,
                 MPI_Op op, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request) {
@@ -86,6 +87,8 @@ COLLC_EXPORT int COLLC_INIT(Bcast)(void *buffer, int count, MPI_Datatype datatyp
   return init(persistent(Kind::BcastInit, nullptr, buffer, count, datatype, MPI_OP_NULL, root,
                          comm, info, request));
 }
+
+#endif // COLLC_HAVE_PERSISTENT
 
 COLLC_EXPORT int MPI_Start(MPI_Request *request) {
   if (int rc = 0; !tlInternal && startPersistent(request, rc))
