@@ -79,7 +79,7 @@ def picked(call, nbytes):
     return alg
 
 ratios = defaultdict(list)  # (ranks, call, column) -> ratios
-names = {}
+
 for r in rows:
     if r.get("error") or not r.get("native_us"):
         continue
@@ -88,19 +88,22 @@ for r in rows:
     if r["algorithm"] != picked(call, n):
         continue
     ratios[(r["ranks"], call, column)].append(r["plan_us"] / r["native_us"])
-    names[(r["ranks"], call, column)] = r["algorithm"]
 
 columns = ["8 B", "64 KiB", "1 MiB", "16 MiB"]
+
+def plans(call):
+    return "; ".join(a if start == 0 else "%s from %d KiB" % (a, start >> 10)
+                     for a, start in choice[call])
+
+runs = max(len(v) for v in ratios.values())
+print("plan ÷ native, median of %d runs (min-max), for the plan the default table picks\n" % runs)
+print("| p | collective | plan | " + " | ".join(columns) + " |")
+print("|---|---|---|" + "---|" * len(columns))
 for p in sorted({k[0] for k in ratios}):
-    print("\n### p = %d (plan ÷ native, median of %s runs (min-max); the plan the default table picks)\n"
-          % (p, max(len(v) for v in ratios.values())))
-    print("| collective | " + " | ".join(columns) + " |")
-    print("|---|" + "---|" * len(columns))
     for call in choice:
         cells = []
         for col in columns:
             v = ratios.get((p, call, col))
-            cells.append("—" if not v else "%.2f (%.2f-%.2f) %s" % (
-                statistics.median(v), min(v), max(v), names[(p, call, col)]))
-        print("| %s | %s |" % (call, " | ".join(cells)))
+            cells.append("—" if not v else "%.2f (%.2f-%.2f)" % (statistics.median(v), min(v), max(v)))
+        print("| %d | %s | %s | %s |" % (p, call, plans(call), " | ".join(cells)))
 EOF

@@ -5,8 +5,6 @@
 #include "dropin/Serve.h"
 #include "dropin/Startup.h"
 
-#include <mpi-ext.h>
-
 #include <unordered_map>
 
 namespace collc::dropin {
@@ -62,33 +60,38 @@ int newTag(Registry &r, int &tag) {
 } // namespace
 
 int nativeInit(const Args &a) {
+#if COLLC_HAVE_PERSISTENT
   switch (a.kind) {
   case Kind::AllreduceInit:
-    return PMPIX_Allreduce_init(a.sendbuf, a.recvbuf, a.count, a.type, a.op, a.comm, a.info,
+    return COLLC_PINIT(Allreduce)(a.sendbuf, a.recvbuf, a.count, a.type, a.op, a.comm, a.info,
                                 a.request);
   case Kind::ReduceInit:
-    return PMPIX_Reduce_init(a.sendbuf, a.recvbuf, a.count, a.type, a.op, a.root, a.comm,
+    return COLLC_PINIT(Reduce)(a.sendbuf, a.recvbuf, a.count, a.type, a.op, a.root, a.comm,
                              a.info, a.request);
   case Kind::ReduceScatterBlockInit:
-    return PMPIX_Reduce_scatter_block_init(a.sendbuf, a.recvbuf, a.count, a.type, a.op, a.comm,
+    return COLLC_PINIT(Reduce_scatter_block)(a.sendbuf, a.recvbuf, a.count, a.type, a.op, a.comm,
                                            a.info, a.request);
   case Kind::ReduceScatterInit:
-    return PMPIX_Reduce_scatter_init(a.sendbuf, a.recvbuf, a.recvcounts, a.type, a.op, a.comm,
+    return COLLC_PINIT(Reduce_scatter)(a.sendbuf, a.recvbuf, a.recvcounts, a.type, a.op, a.comm,
                                      a.info, a.request);
   case Kind::ScanInit:
-    return PMPIX_Scan_init(a.sendbuf, a.recvbuf, a.count, a.type, a.op, a.comm, a.info,
+    return COLLC_PINIT(Scan)(a.sendbuf, a.recvbuf, a.count, a.type, a.op, a.comm, a.info,
                            a.request);
   case Kind::ExscanInit:
-    return PMPIX_Exscan_init(a.sendbuf, a.recvbuf, a.count, a.type, a.op, a.comm, a.info,
+    return COLLC_PINIT(Exscan)(a.sendbuf, a.recvbuf, a.count, a.type, a.op, a.comm, a.info,
                              a.request);
   case Kind::AllgatherInit:
-    return PMPIX_Allgather_init(a.sendbuf, a.sendcount, a.sendtype, a.recvbuf, a.count, a.type,
+    return COLLC_PINIT(Allgather)(a.sendbuf, a.sendcount, a.sendtype, a.recvbuf, a.count, a.type,
                                 a.comm, a.info, a.request);
   case Kind::BcastInit:
-    return PMPIX_Bcast_init(a.recvbuf, a.count, a.type, a.root, a.comm, a.info, a.request);
+    return COLLC_PINIT(Bcast)(a.recvbuf, a.count, a.type, a.root, a.comm, a.info, a.request);
   default:
     return MPI_ERR_INTERN;
   }
+#else
+  (void)a;
+  return MPI_ERR_INTERN; // no persistent collectives to intercept
+#endif
 }
 
 int initPersistent(Global &g, CommState &cs, const Args &a, collc_plan plan,

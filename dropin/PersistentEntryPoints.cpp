@@ -1,19 +1,20 @@
 // dropin/PersistentEntryPoints.cpp: the persistent collectives libcollc_mpi.so
 // exports (exports.map) — Open MPI 4.1's MPIX_Allreduce_init, MPIX_Reduce_init,
 // MPIX_Reduce_scatter_block_init, MPIX_Reduce_scatter_init, MPIX_Scan_init,
-// MPIX_Exscan_init, MPIX_Allgather_init and MPIX_Bcast_init (mpi-ext.h) —
-// and MPI_Start, MPI_Startall and MPI_Request_free, which pass every request
+// MPIX_Exscan_init, MPIX_Allgather_init and MPIX_Bcast_init (mpi-ext.h), or
+// MPI 4's MPI_*_init of the same names when built against an MPI 4 library
+// (COLLC_INIT) — and MPI_Start, MPI_Startall and MPI_Request_free, which pass every request
 // that is not collc's to MPI (Persistent.h).
 #include "dropin/Persistent.h"
 #include "dropin/Serve.h"
 
-#include <mpi-ext.h>
 #include <mpi.h>
 
 #define COLLC_EXPORT extern "C" __attribute__((visibility("default")))
 
 using namespace collc::dropin;
 
+#if COLLC_HAVE_PERSISTENT
 namespace {
 Args persistent(Kind k, const void *sendbuf, void *recvbuf, int count, MPI_Datatype type,
                 MPI_Op op, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request) {
@@ -25,21 +26,21 @@ Args persistent(Kind k, const void *sendbuf, void *recvbuf, int count, MPI_Datat
 int init(const Args &a) { return a.request ? serve(a) : nativeInit(a); }
 } // namespace
 
-COLLC_EXPORT int MPIX_Allreduce_init(const void *sendbuf, void *recvbuf, int count,
+COLLC_EXPORT int COLLC_INIT(Allreduce)(const void *sendbuf, void *recvbuf, int count,
                                      MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
                                      MPI_Info info, MPI_Request *request) {
   return init(persistent(Kind::AllreduceInit, sendbuf, recvbuf, count, datatype, op, 0, comm,
                          info, request));
 }
 
-COLLC_EXPORT int MPIX_Reduce_init(const void *sendbuf, void *recvbuf, int count,
+COLLC_EXPORT int COLLC_INIT(Reduce)(const void *sendbuf, void *recvbuf, int count,
                                   MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm,
                                   MPI_Info info, MPI_Request *request) {
   return init(persistent(Kind::ReduceInit, sendbuf, recvbuf, count, datatype, op, root, comm,
                          info, request));
 }
 
-COLLC_EXPORT int MPIX_Reduce_scatter_block_init(const void *sendbuf, void *recvbuf,
+COLLC_EXPORT int COLLC_INIT(Reduce_scatter_block)(const void *sendbuf, void *recvbuf,
                                                 int recvcount, MPI_Datatype datatype,
                                                 MPI_Op op, MPI_Comm comm, MPI_Info info,
                                                 MPI_Request *request) {
@@ -47,7 +48,7 @@ COLLC_EXPORT int MPIX_Reduce_scatter_block_init(const void *sendbuf, void *recvb
                          op, 0, comm, info, request));
 }
 
-COLLC_EXPORT int MPIX_Reduce_scatter_init(const void *sendbuf, void *recvbuf,
+COLLC_EXPORT int COLLC_INIT(Reduce_scatter)(const void *sendbuf, void *recvbuf,
                                           const int recvcounts[], MPI_Datatype datatype,
                                           MPI_Op op, MPI_Comm comm, MPI_Info info,
                                           MPI_Request *request) {
@@ -57,21 +58,21 @@ COLLC_EXPORT int MPIX_Reduce_scatter_init(const void *sendbuf, void *recvbuf,
   return init(a);
 }
 
-COLLC_EXPORT int MPIX_Scan_init(const void *sendbuf, void *recvbuf, int count,
+COLLC_EXPORT int COLLC_INIT(Scan)(const void *sendbuf, void *recvbuf, int count,
                                 MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info,
                                 MPI_Request *request) {
   return init(persistent(Kind::ScanInit, sendbuf, recvbuf, count, datatype, op, 0, comm, info,
                          request));
 }
 
-COLLC_EXPORT int MPIX_Exscan_init(const void *sendbuf, void *recvbuf, int count,
+COLLC_EXPORT int COLLC_INIT(Exscan)(const void *sendbuf, void *recvbuf, int count,
                                   MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
                                   MPI_Info info, MPI_Request *request) {
   return init(persistent(Kind::ExscanInit, sendbuf, recvbuf, count, datatype, op, 0, comm, info,
                          request));
 }
 
-COLLC_EXPORT int MPIX_Allgather_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+COLLC_EXPORT int COLLC_INIT(Allgather)(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                                      void *recvbuf, int recvcount, MPI_Datatype recvtype,
                                      MPI_Comm comm, MPI_Info info, MPI_Request *request) {
   Args a = persistent(Kind::AllgatherInit, sendbuf, recvbuf, recvcount, recvtype, MPI_OP_NULL,
@@ -81,11 +82,13 @@ COLLC_EXPORT int MPIX_Allgather_init(const void *sendbuf, int sendcount, MPI_Dat
   return init(a);
 }
 
-COLLC_EXPORT int MPIX_Bcast_init(void *buffer, int count, MPI_Datatype datatype, int root,
+COLLC_EXPORT int COLLC_INIT(Bcast)(void *buffer, int count, MPI_Datatype datatype, int root,
                                  MPI_Comm comm, MPI_Info info, MPI_Request *request) {
   return init(persistent(Kind::BcastInit, nullptr, buffer, count, datatype, MPI_OP_NULL, root,
                          comm, info, request));
 }
+
+#endif // COLLC_HAVE_PERSISTENT
 
 COLLC_EXPORT int MPI_Start(MPI_Request *request) {
   if (int rc = 0; !tlInternal && startPersistent(request, rc))

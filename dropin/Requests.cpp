@@ -8,6 +8,8 @@
 
 #include <sched.h>
 
+#include <algorithm>
+
 #include <cinttypes>
 #include <cstdio>
 
@@ -179,9 +181,8 @@ collc_request newRequest(CommState &cs, const Args &a, collc_plan plan, uint64_t
   collc_request req = COLLC_REQUEST_NULL;
   if (initRequest(a, cs.size, plan, &req) != COLLC_SUCCESS)
     return nullptr;
-  // Not MPI_Reduce_scatter (its recvcounts' contents would have to match)
-  // nor a staged allgather.
-  cached = bytes <= requestCacheMaxBytes && !hasCounts(a.kind) && !stagesInput(a) &&
+  // Not a staged allgather (the copy runs at each start, outside the request).
+  cached = bytes <= requestCacheMaxBytes && !stagesInput(a) &&
            rt::elemTypeOf(a.type) && (!reduces(collOf(a.kind)) || rt::reduceOpOf(a.op));
   if (cached) {
     CachedRequest *victim = &cs.cache[0];
@@ -198,6 +199,9 @@ collc_request newRequest(CommState &cs, const Args &a, collc_plan plan, uint64_t
     c.type = a.type;
     c.op = a.op;
     c.root = hasRoot(collOf(a.kind)) ? a.root : 0;
+    c.recvcounts.clear();
+    if (hasCounts(a.kind))
+      c.recvcounts.assign(a.recvcounts, a.recvcounts + cs.size);
     c.req = req;
     c.used = ++cs.clock;
     c.substitution = sel.substitution;
@@ -237,7 +241,9 @@ int runBlocking(Global &g, CommState &cs, const Args &a, collc_request req, bool
 bool CachedRequest::matches(const Args &a) const {
   return req && kind == a.kind && sendbuf == a.sendbuf && recvbuf == a.recvbuf &&
          count == a.count && type == a.type && op == a.op &&
-         (!hasRoot(collOf(kind)) || root == a.root) && !stagesInput(a);
+         (!hasRoot(collOf(kind)) || root == a.root) && !stagesInput(a) &&
+         (!hasCounts(kind) ||
+          (a.recvcounts && std::equal(recvcounts.begin(), recvcounts.end(), a.recvcounts)));
 }
 
 extern "C" int collcProgress() {

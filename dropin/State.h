@@ -214,6 +214,7 @@ struct CachedRequest {
   MPI_Datatype type = MPI_DATATYPE_NULL;
   MPI_Op op = MPI_OP_NULL;
   int root = 0;
+  std::vector<int> recvcounts; ///< MPI_Reduce_scatter: compared by contents
   collc_request req = nullptr;
   uint64_t used = 0;
   // The decision it stands for (counters and COLLC_DEBUG).

@@ -17,6 +17,9 @@ KnownAlgorithms known() {
   KnownAlgorithms k;
   k.names[0] = {"binary_tree", "recursive_doubling", "rabenseifner", "binary_blocks", "ring"};
   k.names[1] = {"binomial", "binary_tree", "rabenseifner"};
+  k.names[unsigned(Coll::ReduceScatter)] = {"chain", "ring", "recursive_halving"};
+  k.names[unsigned(Coll::Scan)] = {"chain", "recursive_doubling", "brent_kung"};
+  k.names[unsigned(Coll::Bcast)] = {"binomial", "scatter_allgather", "chain"};
   return k;
 }
 
@@ -147,6 +150,47 @@ TEST(Algorithm, ForcesPerCollective) {
   parseAlgorithm("reduce:native", known(), n);
   EXPECT_EQ(n.forced[0], "");
   EXPECT_EQ(n.forced[1], "native");
+}
+
+TEST(Algorithm, ForcesTheRestOfTheFamily) {
+  Config c;
+  parseAlgorithm("reduce_scatter:ring,scan:brent_kung,bcast:native", known(), c);
+  EXPECT_TRUE(c.warnings.empty());
+  EXPECT_EQ(c.forced[unsigned(Coll::ReduceScatter)], "ring");
+  EXPECT_EQ(c.forced[unsigned(Coll::Scan)], "brent_kung");
+  EXPECT_EQ(c.forced[unsigned(Coll::Bcast)], "native");
+  EXPECT_EQ(c.forced[unsigned(Coll::Exscan)], "");
+  // The plans' name for the reduce-scatters is the same collective.
+  Config b;
+  parseAlgorithm("reduce_scatter_block:chain", known(), b);
+  EXPECT_TRUE(b.warnings.empty());
+  EXPECT_EQ(b.forced[unsigned(Coll::ReduceScatter)], "chain");
+  Config twice;
+  parseAlgorithm("reduce_scatter:chain,reduce_scatter_block:ring", known(), twice);
+  ASSERT_EQ(twice.warnings.size(), 1u);
+  EXPECT_EQ(twice.warnings[0], "COLLC_ALGORITHM='reduce_scatter:chain,reduce_scatter_block:ring': "
+                               "reduce_scatter is given twice; COLLC_ALGORITHM is ignored");
+  Config wrong;
+  parseAlgorithm("scan:recursive_halving", known(), wrong);
+  ASSERT_EQ(wrong.warnings.size(), 1u);
+  EXPECT_EQ(wrong.warnings[0], "COLLC_ALGORITHM='scan:recursive_halving': unknown scan algorithm "
+                               "'recursive_halving' (known: chain, recursive_doubling, brent_kung, "
+                               "native); COLLC_ALGORITHM is ignored");
+}
+
+TEST(Rules, TheRestOfTheFamily) {
+  std::vector<Rule> rules;
+  std::vector<std::string> errors;
+  ASSERT_TRUE(parseRules("format: collc-rules/1\nrules:\n"
+                         "  - {collective: bcast, bytes: 1M-, algorithm: scatter_allgather}\n"
+                         "  - {collective: reduce_scatter, ranks: 3-, algorithm: ring}\n",
+                         "r.yaml", known(), rules, errors))
+      << (errors.empty() ? "" : errors[0]);
+  ASSERT_EQ(rules.size(), 2u);
+  EXPECT_EQ(rules[0].collective, Coll::Bcast);
+  EXPECT_EQ(rules[0].minBytes, uint64_t(1) << 20);
+  EXPECT_EQ(rules[1].collective, Coll::ReduceScatter);
+  EXPECT_EQ(rules[1].minRanks, 3u);
 }
 
 TEST(Algorithm, AMistakeIsOneWarningAndNothingForced) {

@@ -475,6 +475,62 @@ static void stridedCase(int mode, long count, int root) {
   free(c.buf);
 }
 
+/* MPI_Reduce_scatter on the same buffers three times, the recvcounts' total
+ * the same but their split not (A, B, A): a repeated call may reuse what was
+ * bound for an earlier one only if the counts are equal, not just the array's
+ * address. */
+static void repeatedReduceScatterCase(void) {
+  const int total = 12 * size;
+  int counts[64];
+  int32_t *send = malloc(sizeof(int32_t) * (size_t)total);
+  int32_t *recv = malloc(sizeof(int32_t) * (size_t)total);
+  fillInput(send, total, 0, rank, 0);
+  int wrong = 0;
+  uint64_t sum = 0;
+  for (int k = 0; k < 3; ++k) {
+    long offset = 0, mine = 0, myCount = 0;
+    for (int r = 0; r < size; ++r) {
+      counts[r] = k == 1 ? (r == 0 ? total : 0) : 12; /* B: everything to rank 0 */
+      if (r == rank) {
+        mine = offset;
+        myCount = counts[r];
+      }
+      offset += counts[r];
+    }
+    memset(recv, 0x5a, sizeof(int32_t) * (size_t)total);
+    MPI_Reduce_scatter(send, recv, counts, MPI_INT32_T, MPI_SUM, MPI_COMM_WORLD);
+    wrong += checkRange(recv, myCount, mine, 0, size - 1, 0);
+    sum ^= checksum(recv, sizeof(int32_t) * (size_t)myCount) + (uint64_t)k;
+  }
+  report("reduce_scatter blocking repeated with recvcounts A, B, A", wrong, sum);
+  free(send);
+  free(recv);
+}
+
+/* A bcast on an inter-communicator (even world ranks against odd ones, the
+ * root world rank 0): MPI's meaning of root differs there, and the drop-in
+ * leaves it to MPI. */
+static void interBcastCase(void) {
+  const int color = rank % 2;
+  MPI_Comm local, inter;
+  MPI_Comm_split(MPI_COMM_WORLD, color, rank, &local);
+  MPI_Intercomm_create(local, 0, MPI_COMM_WORLD, 1 - color, 77, &inter);
+  int localRank = 0;
+  MPI_Comm_rank(local, &localRank);
+  const long count = 29;
+  int32_t buf[29];
+  for (long i = 0; i < count; ++i)
+    buf[i] = rank == 0 ? intValue(0, i) : -1;
+  const int root = color == 1 ? 0 : localRank == 0 ? MPI_ROOT : MPI_PROC_NULL;
+  MPI_Bcast(buf, (int)count, MPI_INT32_T, root, inter);
+  int wrong = 0;
+  for (long i = 0; i < count; ++i)
+    wrong += buf[i] != (color == 1 || rank == 0 ? intValue(0, i) : -1);
+  report("bcast blocking inter-communicator count=29", wrong, checksum(buf, sizeof buf));
+  MPI_Comm_free(&inter);
+  MPI_Comm_free(&local);
+}
+
 int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -491,14 +547,18 @@ int main(int argc, char **argv) {
 #endif
   /* Counts: none, one, fewer than the ranks, a prime, long (64 KiB of ints
    * and more: the long-vector choices of the default table). Blocking calls
-   * get them all; the other forms run the same plans, so fewer. */
-  const long allCounts[] = {0, 1, 3, 61, 20011}, someCounts[] = {0, 61};
+   * get them all; the other forms run the same plans, so one. */
+  const long allCounts[] = {0, 1, 3, 61, 20011}, someCounts[] = {61};
   for (int mode = 0; mode < modes; ++mode) {
     const long *counts = mode == BLOCKING ? allCounts : someCounts;
-    const int ncounts = mode == BLOCKING ? 5 : 2;
+    const int ncounts = mode == BLOCKING ? 5 : 1;
     for (int kind = 0; kind < 4; ++kind)
       for (int k = 0; k < ncounts; ++k) {
         const long n = counts[k];
+        /* Long: the scans, whose default plan changes there (the
+         * reduce-scatters' does not). */
+        if (n == 20011 && kind < 2)
+          continue;
         reductionCase(kind, mode, n, 0, 0, 0);
         reductionCase(kind, mode, n, 1, 0, 0);
         if (n == 61) {
@@ -526,6 +586,9 @@ int main(int argc, char **argv) {
     }
   }
 
+  repeatedReduceScatterCase();
+  if (size >= 2)
+    interBcastCase();
   printReport();
   MPI_Op_free(&affineOp);
   MPI_Type_free(&affineType);
