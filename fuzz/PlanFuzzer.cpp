@@ -6,7 +6,16 @@
 // file (`fuzz.yaml:LINE:COL: syntax|invalid: `); an accepted plan is
 // well-formed (ir/Plan.h: shape, one program per rank, every op in range) and
 // its canonical text reads back to the same plan and prints to the same bytes.
+//
+// Past the reader, plans are trusted ("validate at the edge"), so an accepted
+// plan of modest size also goes down `collc compile`'s path: the verifier
+// never crashes on it; a plan it proves optimizes at -O2 (every pass
+// re-proven) and both plans lower to bytecode the loader accepts.
+#include "compiler/Lower.h"
+#include "compiler/Prove.h"
+#include "compiler/passes/Pipeline.h"
 #include "ir/PlanIO.h"
+#include "runtime/bytecode/Loader.h"
 
 #include <cstdio>
 #include <cstdlib>
@@ -64,6 +73,34 @@ void expectWellFormed(const ir::Plan &p) {
         fail("an accepted plan with a malformed op", *e);
 }
 
+/// The bytes lowered from `plan` load.
+void expectLowers(const ir::Plan &plan, const rt::Proof &proof, const char *which) {
+  const std::vector<uint8_t> bytes = compiler::lower(plan, proof);
+  rt::LoadedPlan loaded;
+  if (rt::Status s = rt::load(bytes, loaded); !s.ok())
+    fail(which, s.message() + "\n" + ir::printPlan(plan));
+}
+
+/// Verifies, optimizes and lowers a plan the reader accepted.
+void compile(ir::Plan plan) {
+  size_t ops = 0;
+  for (const ir::Program &p : plan.programs)
+    ops += p.ops.size();
+  if (plan.shape.ranks > 64 || plan.shape.chunks > 256 || plan.shape.scratch > 256 || ops > 2000)
+    return;
+  compiler::Proven proven = compiler::proveStrongest(plan);
+  if (!proven.result.proven())
+    return;
+  expectLowers(plan, proven.proof, "a proven plan lowers to bytes the loader refuses");
+  compiler::PipelineOptions o;
+  o.level = 2;
+  llvm::Expected<ir::Plan> optimized = compiler::optimize(plan, o);
+  if (!optimized)
+    fail("the optimizer breaks a proven plan",
+         llvm::toString(optimized.takeError()) + "\n" + ir::printPlan(plan));
+  expectLowers(*optimized, proven.proof, "an optimized plan lowers to bytes the loader refuses");
+}
+
 } // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
@@ -83,5 +120,6 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     fail("the printed text reads back to a different plan", printed);
   if (ir::printPlan(*again) != printed)
     fail("printing is not canonical", printed);
+  compile(std::move(*plan));
   return 0;
 }

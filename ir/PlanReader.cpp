@@ -9,6 +9,7 @@
 
 #include "llvm/ADT/SmallString.h"
 #include "llvm/ADT/StringSet.h"
+#include "llvm/Support/ConvertUTF.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/MemoryBuffer.h"
 
@@ -289,8 +290,15 @@ Plan Reader::read(Node root) {
                                "reduce_scatter_block, allgather, bcast, scan or exscan)",
                                collText));
   shape.collective = *c;
-  plan.algorithm =
-      has("algorithm") ? scalar(fields.value("algorithm"), "algorithm").str() : "custom";
+  plan.algorithm = "custom";
+  if (has("algorithm")) {
+    // The one free-form string of a plan; the bytecode carries it as UTF-8.
+    llvm::StringRef name = scalar(fields.value("algorithm"), "algorithm");
+    const auto *begin = reinterpret_cast<const llvm::UTF8 *>(name.begin());
+    if (!llvm::isLegalUTF8String(&begin, reinterpret_cast<const llvm::UTF8 *>(name.end())))
+      syntax(fields.value("algorithm"), "the algorithm name is not valid UTF-8");
+    plan.algorithm = name.str();
+  }
   shape.ranks = integer(need("ranks"), "ranks");
   if (hasRoot(shape.collective))
     shape.root = integer(need("root"), "root");

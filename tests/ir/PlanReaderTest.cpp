@@ -138,6 +138,20 @@ TEST(PlanReader, RejectsUnknownNames) {
             "t.yaml:1:9: syntax: unknown format 'collc-plan/one' (expected collc-plan/1)");
 }
 
+// Found by the plan fuzzer: the name went into the .cplan, whose loader refuses
+// it, so `collc compile` failed with a bytecode offset for a YAML input.
+TEST(PlanReader, RejectsAnAlgorithmNameThatIsNotUtf8) {
+  auto named = [](const std::string &name) {
+    std::string text = withOps("    - {op: copy, buf: out, chunk: 0, count: 2, src: in}\n");
+    return text.replace(text.find("algorithm: t\n"), 13, "algorithm: " + name + "\n");
+  };
+  const char *const error = "t.yaml:3:12: syntax: the algorithm name is not valid UTF-8";
+  EXPECT_EQ(errorOf(named("b\xc3(ial")), error);  // a lead byte without its continuation
+  EXPECT_EQ(errorOf(named("\xc0\xafx")), error);  // an overlong '/'
+  EXPECT_EQ(errorOf(named("\xed\xa0\x80")), error); // a surrogate
+  EXPECT_EQ(errorOf(named("\"r\xc3\xa9" "duire\"")), "");
+}
+
 TEST(PlanReader, RejectsAFutureFormatNamingBothVersions) {
   EXPECT_EQ(errorOf("format: collc-plan/2\ncollective: allreduce\n"),
             "t.yaml:1:9: invalid: unsupported format 'collc-plan/2': this collc reads "
