@@ -157,6 +157,45 @@ void everyPlan(Suite &s, MPI_Comm viaMpi, MPI_Comm viaShm) {
   MPI_Op_free(&user.op);
 }
 
+/// A user operation on elements of 5000 doubles (40 000 bytes, more than a
+/// shared-memory segment): the call falls back to MPI, counted, and stays right.
+void userBigSum(void *in, void *inout, int *len, MPI_Datatype *) {
+  const double *a = static_cast<const double *>(in);
+  double *b = static_cast<double *>(inout);
+  for (long i = 0; i < long(*len) * 5000; ++i)
+    b[i] = a[i] + b[i];
+}
+
+void bigElements(Suite &s, MPI_Comm viaShm, int shmPeers) {
+  const int p = s.size();
+  sched::GenOptions g;
+  g.ranks = uint32_t(p);
+  LoadedPlan plan(sched::findAlgorithm(ir::Collective::Allreduce, "recursive_doubling")->build(g));
+  MPI_Datatype big;
+  MPI_Type_contiguous(5000, MPI_DOUBLE, &big);
+  MPI_Type_commit(&big);
+  MPI_Op op;
+  MPI_Op_create(userBigSum, 1, &op);
+  std::vector<double> in(3 * 5000), out(in.size(), -1);
+  for (size_t i = 0; i < in.size(); ++i)
+    in[i] = double(s.rank() + 1) * double(i % 7);
+  long long before = 0, after = 0;
+  collc_transport_fallbacks(&before);
+  int rc = collc_allreduce(plan.plan, in.data(), out.data(), 3, big, op, viaShm);
+  collc_transport_fallbacks(&after);
+  s.expect(rc == COLLC_SUCCESS, "allreduce of 40000-byte elements: " + std::to_string(rc) +
+                                    " (" + collc_error_message() + ")");
+  bool right = true;
+  for (size_t i = 0; i < in.size(); ++i)
+    right = right && out[i] == double(p * (p + 1) / 2) * double(i % 7);
+  s.expect(right, "allreduce of 40000-byte elements: wrong result");
+  const long long want = shmPeers > 0 ? 1 : 0;
+  s.expect(after - before == want, std::to_string(after - before) + " fallbacks counted, not " +
+                                       std::to_string(want));
+  MPI_Op_free(&op);
+  MPI_Type_free(&big);
+}
+
 /// Which ranks share shared memory with this one: all (one node), or the
 /// ranks COLLC_NODE_MAP puts on this rank's node.
 int expectedShmPeers(const Suite &s) {
@@ -203,6 +242,7 @@ int main(int argc, char **argv) {
                std::to_string(fallbacks) + " fallbacks");
     });
     s.test("every_plan_both_ways", [&] { everyPlan(s, viaMpi, viaShm); });
+    s.test("elements_larger_than_a_segment", [&] { bigElements(s, viaShm, peers); });
     MPI_Comm_free(&viaShm);
     MPI_Comm_free(&viaMpi);
     status = s.finish();
