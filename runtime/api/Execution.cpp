@@ -6,9 +6,14 @@
 
 #include "runtime/kernels/MpiTypes.h"
 #include "runtime/mpi/MpiTransport.h"
+#include "runtime/shm/ShmNode.h"
+
+#include <strings.h>
 
 #include <atomic>
 #include <climits>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <mutex>
 #include <new>
@@ -48,6 +53,8 @@ struct CommState {
   /// that requests outlive an MPI_Comm_free of their communicator, as MPI
   /// allows (the private duplicate is freed with the last owner).
   std::atomic<int> refs{1};
+  /// The shared-memory channels of this rank's node, or null (MPI only).
+  std::unique_ptr<ShmNode> shm;
 };
 
 void releaseCommState(CommState *s) {
@@ -57,7 +64,7 @@ void releaseCommState(CommState *s) {
   MPI_Finalized(&finalized);
   if (s->dup != MPI_COMM_NULL && !finalized)
     MPI_Comm_free(&s->dup);
-  delete s;
+  delete s; // unmaps the shared memory (no collective step)
 }
 
 /// Bumped whenever a communicator's state is freed, so a thread's cached
@@ -92,6 +99,51 @@ void rememberCommState(MPI_Comm comm, CommState *state) {
   lastComm() = LastComm{comm, state, commStateEpoch.load()};
 }
 
+// --- transport selection --------------------------------------------------------
+
+/// COLLC_TRANSPORT, or what collc_set_transport() chose (-1: not read yet).
+std::atomic<int> transportChoice{-1};
+std::atomic<long long> transportFallbacks{0};
+
+bool envFlag(const char *name) {
+  const char *v = std::getenv(name);
+  return v && (!std::strcmp(v, "1") || !strcasecmp(v, "true") || !strcasecmp(v, "yes") ||
+               !strcasecmp(v, "on"));
+}
+
+collc_transport currentTransport() {
+  int t = transportChoice.load();
+  if (t >= 0)
+    return collc_transport(t);
+  collc_transport chosen = COLLC_TRANSPORT_AUTO;
+  if (const char *v = std::getenv("COLLC_TRANSPORT"); v && *v) {
+    if (!strcasecmp(v, "mpi"))
+      chosen = COLLC_TRANSPORT_MPI;
+    else if (!strcasecmp(v, "shm"))
+      chosen = COLLC_TRANSPORT_SHM;
+    else if (strcasecmp(v, "auto"))
+      std::fprintf(stderr, "collc: warning: COLLC_TRANSPORT='%s' is not auto, shm or mpi; "
+                           "using auto\n", v);
+  }
+  int expected = -1;
+  transportChoice.compare_exchange_strong(expected, int(chosen));
+  return collc_transport(transportChoice.load());
+}
+
+/// Counts a fallback from shared memory to MPI and explains it: always with
+/// COLLC_DEBUG=1, as a warning when shared memory was asked for explicitly.
+void shmFallback(MPI_Comm comm, const std::string &why) {
+  ++transportFallbacks;
+  const bool warn = currentTransport() == COLLC_TRANSPORT_SHM;
+  if (!warn && !envFlag("COLLC_DEBUG"))
+    return;
+  int rank = 0, size = 0;
+  MPI_Comm_rank(comm, &rank);
+  MPI_Comm_size(comm, &size);
+  std::fprintf(stderr, "collc: %s[rank %d] communicator of %d ranks: %s; using MPI point-to-point\n",
+               warn ? "warning: " : "", rank, size, why.c_str());
+}
+
 Status commState(MPI_Comm comm, CommState *&out) {
   if (CommState *last = lastCommState(comm)) {
     out = last;
@@ -122,6 +174,16 @@ Status commState(MPI_Comm comm, CommState *&out) {
   int *ub = nullptr;
   if (MPI_Comm_get_attr(s->dup, MPI_TAG_UB, &ub, &found) == MPI_SUCCESS && found && ub)
     s->tagUb = *ub;
+  if (currentTransport() != COLLC_TRANSPORT_MPI) {
+    ShmSetup setup;
+    if (Status st = setupShmNode(s->dup, ShmConfig{}, setup); !st.ok()) {
+      MPI_Comm_free(&s->dup);
+      return st;
+    }
+    if (setup.failed)
+      shmFallback(comm, setup.why);
+    s->shm = std::move(setup.node);
+  }
   if (int rc = MPI_Comm_set_attr(comm, keyval, s.get()); rc != MPI_SUCCESS) {
     MPI_Comm_free(&s->dup);
     return mpiError("MPI_Comm_set_attr", rc);
@@ -337,7 +399,8 @@ struct collc_request_s {
   CommState *comm = nullptr;
   CallPlan how;
   CombineCtx ctx;
-  std::unique_ptr<MpiTransport> transport;
+  std::unique_ptr<MpiTransport> remote; ///< MPI under ShmTransport (peers off the node)
+  std::unique_ptr<Transport> transport;
   Executor exec;
   std::unique_ptr<char[]> inCopy;
   size_t inBytes = 0;
@@ -358,6 +421,7 @@ struct collc_request_s {
     if (plan && !cached)
       countRequest(plan, -1);
     transport.reset(); // before the communicator it sends on may go
+    remote.reset();
     releaseCommState(comm);
     if (heldOp != MPI_OP_NULL)
       releaseOp(heldOp);
@@ -420,7 +484,19 @@ int makeRequest(collc_plan plan, const Call &call, bool persistent, bool hold,
       return fail(COLLC_ERR_NOMEM, "out of memory for the copy of the in-place input");
     b.in = req->inCopy.get();
   }
-  req->transport = std::make_unique<MpiTransport>(req->comm->dup, call.type, req->comm->tagUb);
+  const CommState &cs = *req->comm;
+  const bool shmFits = cs.shm && how.extent <= cs.shm->endpoint->config().slotBytes;
+  if (cs.shm && !shmFits)
+    shmFallback(call.comm, "an element of " + std::to_string(how.extent) +
+                               " bytes is larger than a shared-memory segment");
+  if (shmFits) {
+    if (cs.shm->remotePeers)
+      req->remote = std::make_unique<MpiTransport>(cs.dup, call.type, cs.tagUb);
+    req->transport = std::make_unique<ShmTransport>(*cs.shm->endpoint, cs.shm->localOf.data(),
+                                                    req->remote.get(), how.extent, cs.tagUb);
+  } else {
+    req->transport = std::make_unique<MpiTransport>(cs.dup, call.type, cs.tagUb);
+  }
   const PreparedRank &prep = preparedOf(plan, uint32_t(how.rank));
   if (Status s = req->exec.bind(prep, b, combine, *req->transport); !s.ok())
     return failStatus(s, COLLC_ERR_UNSUPPORTED);
@@ -713,6 +789,41 @@ int collc_test(collc_request *request, int *flag) {
 }
 
 int collc_wait(collc_request *request) { return progress(request, nullptr, true); }
+
+int collc_set_transport(collc_transport transport) {
+  if (transport != COLLC_TRANSPORT_AUTO && transport != COLLC_TRANSPORT_SHM &&
+      transport != COLLC_TRANSPORT_MPI)
+    return fail(COLLC_ERR_ARG, "collc_set_transport: " + std::to_string(int(transport)) +
+                                   " is not a collc_transport");
+  transportChoice.store(int(transport));
+  return COLLC_SUCCESS;
+}
+
+int collc_get_transport(collc_transport *transport) {
+  if (!transport)
+    return fail(COLLC_ERR_ARG, "collc_get_transport: transport is null");
+  *transport = currentTransport();
+  return COLLC_SUCCESS;
+}
+
+int collc_comm_shm_peers(MPI_Comm comm, int *peers) {
+  if (!peers)
+    return fail(COLLC_ERR_ARG, "collc_comm_shm_peers: peers is null");
+  if (comm == MPI_COMM_NULL)
+    return fail(COLLC_ERR_ARG, "the communicator is MPI_COMM_NULL");
+  CommState *s = nullptr;
+  if (Status st = commState(comm, s); !st.ok())
+    return failStatus(st, COLLC_ERR_MPI);
+  *peers = s->shm ? int(s->shm->localPeers) : 0;
+  return COLLC_SUCCESS;
+}
+
+int collc_transport_fallbacks(long long *count) {
+  if (!count)
+    return fail(COLLC_ERR_ARG, "collc_transport_fallbacks: count is null");
+  *count = transportFallbacks.load();
+  return COLLC_SUCCESS;
+}
 
 int collc_request_free(collc_request *request) {
   if (!request || !*request)

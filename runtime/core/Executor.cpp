@@ -118,7 +118,7 @@ Status Executor::bind(const PreparedRank &prep, const Buffers &buffers, Combiner
   pieces_.clear();
   unknownTmp_ = false;
   bound_.assign(prep.ops.size(), BoundOp{});
-  size_t stageElems = 0, scratchElems = 0;
+  size_t stageElems = 0, scratchElems = 0, recvScratchElems = 0;
   std::vector<size_t> stageAt(prep.ops.size(), SIZE_MAX);
   for (uint32_t i = 0; i < prep.ops.size(); ++i) {
     const PreparedOp &op = prep.ops[i];
@@ -156,10 +156,14 @@ Status Executor::bind(const PreparedRank &prep, const Buffers &buffers, Combiner
                            "op " + std::to_string(i) + " combines ranges of different sizes (" +
                                std::to_string(want) + " and " + std::to_string(b.dst.elems) +
                                " elements): the plan does not verify (collc verify)");
-    bool staged = op.kind == OpKind::RecvReduce ||
-                  (op.kind == OpKind::Send && b.buf.size > 1) ||
-                  (op.kind == OpKind::Recv && b.dst.size > 1);
+    b.streamed = (op.kind == OpKind::Recv || op.kind == OpKind::RecvReduce) &&
+                 transport.streams(op.peer);
+    bool staged = !b.streamed && (op.kind == OpKind::RecvReduce ||
+                                  (op.kind == OpKind::Send && b.buf.size > 1) ||
+                                  (op.kind == OpKind::Recv && b.dst.size > 1));
     size_t elems = std::max({b.buf.elems, b.src.elems, b.dst.elems});
+    if (b.streamed && op.kind == OpKind::RecvReduce)
+      recvScratchElems = std::max(recvScratchElems, elems);
     if (staged) {
       stageAt[i] = stageElems;
       stageElems += elems;
@@ -169,6 +173,8 @@ Status Executor::bind(const PreparedRank &prep, const Buffers &buffers, Combiner
   }
   stage_.reset(stageElems ? new char[stageElems * ext] : nullptr);
   scratch_.reset(scratchElems ? new char[scratchElems * ext] : nullptr);
+  recvScratch_.reset(recvScratchElems ? new char[recvScratchElems * ext] : nullptr);
+  transport.setSink(StreamSink{&Executor::sinkThunk, this});
   for (uint32_t i = 0; i < prep.ops.size(); ++i)
     if (stageAt[i] != SIZE_MAX)
       bound_[i].stage = stage_.get() + stageAt[i] * ext;
@@ -214,11 +220,57 @@ void Executor::complete(uint32_t op) {
 }
 
 void Executor::combineInOrder(const char *own, const char *other, char *dst, size_t n,
-                              bool otherFirst) {
+                              bool otherFirst, char *scratch) {
   if (otherFirst)
-    combine_(other, own, dst, n, scratch_.get());
+    combine_(other, own, dst, n, scratch);
   else
-    combine_(own, other, dst, n, scratch_.get());
+    combine_(own, other, dst, n, scratch);
+}
+
+void Executor::takeSegment(uint32_t i, const char *data, size_t offset, size_t elems) {
+  const PreparedOp &op = prep_->ops[i];
+  const BoundOp &b = bound_[i];
+  const size_t ext = bufs_.extent;
+  const bool reduce = op.kind == OpKind::RecvReduce;
+  const bool otherFirst = op.order == Order::OtherFirst;
+  if (b.dst.size == 1 && (!reduce || b.buf.size == 1)) [[likely]] {
+    char *d = pieces_[b.dst.begin].ptr + offset * ext;
+    if (!reduce)
+      std::memcpy(d, data, elems * ext);
+    else
+      combineInOrder(pieces_[b.buf.begin].ptr + offset * ext, data, d, elems, otherFirst,
+                     recvScratch_.get());
+    return;
+  }
+  // Several pieces: walk both ranges from element `offset` of the message.
+  auto locate = [&](const Range &r, size_t pos, size_t &avail) {
+    const Piece *ps = pieces_.data() + r.begin;
+    for (uint32_t k = 0; k < r.size; ++k) {
+      if (pos < ps[k].elems) {
+        avail = ps[k].elems - pos;
+        return ps[k].ptr + pos * ext;
+      }
+      pos -= ps[k].elems;
+    }
+    avail = 0;
+    return static_cast<char *>(nullptr);
+  };
+  size_t pos = offset, left = elems;
+  while (left) {
+    size_t availDst = 0, availBuf = SIZE_MAX;
+    char *d = locate(b.dst, pos, availDst);
+    const char *own = reduce ? locate(b.buf, pos, availBuf) : nullptr;
+    const size_t len = std::min({left, availDst, availBuf});
+    if (!len) // beyond the ranges (bind() keeps a verified plan's sizes equal)
+      return;
+    if (!reduce)
+      std::memcpy(d, data, len * ext);
+    else
+      combineInOrder(own, data, d, len, otherFirst, recvScratch_.get());
+    data += len * ext;
+    pos += len;
+    left -= len;
+  }
 }
 
 void Executor::runLocal(uint32_t i) {
@@ -256,6 +308,10 @@ void Executor::finishMessage(uint32_t i) {
   const PreparedOp &op = prep_->ops[i];
   const BoundOp &b = bound_[i];
   const size_t ext = bufs_.extent;
+  if (b.streamed) { // its segments were taken as they arrived
+    complete(i);
+    return;
+  }
   if (op.kind == OpKind::Recv && b.stage) { // unpack pieces
     const Piece *dst = pieces_.data() + b.dst.begin;
     size_t at = 0;
@@ -296,9 +352,13 @@ Status Executor::post(uint32_t i) {
     return transport_->send(data, b.buf.elems, op.peer, tag, i);
   }
   case OpKind::Recv:
+    if (b.streamed)
+      return transport_->recvStream(b.dst.elems, op.peer, tag, i);
     return transport_->recv(b.stage ? b.stage : pieces_[b.dst.begin].ptr, b.dst.elems, op.peer,
                             tag, i);
   case OpKind::RecvReduce:
+    if (b.streamed)
+      return transport_->recvStream(b.buf.elems, op.peer, tag, i);
     return transport_->recv(b.stage, b.buf.elems, op.peer, tag, i);
   case OpKind::Reduce:
   case OpKind::Copy:

@@ -70,6 +70,10 @@ private:
   struct BoundOp {
     Range buf, src, dst;
     char *stage = nullptr; ///< recv_reduce, and messages of several pieces
+    /// The transport hands this receive's data over in place (StreamSink):
+    /// no stage; a recv copies it, a recv_reduce combines it straight from
+    /// where it lies (fused receive-and-reduce).
+    bool streamed = false;
   };
 
   Range bindRange(Buffer b, uint32_t chunk, uint32_t count, uint32_t ids);
@@ -79,7 +83,17 @@ private:
   void finishMessage(uint32_t op);
   void runLocal(uint32_t op);
   /// dst = own ∘ other, or other ∘ own when `otherFirst` (the plan's order).
-  void combineInOrder(const char *own, const char *other, char *dst, size_t n, bool otherFirst);
+  void combineInOrder(const char *own, const char *other, char *dst, size_t n, bool otherFirst,
+                      char *scratch);
+  void combineInOrder(const char *own, const char *other, char *dst, size_t n, bool otherFirst) {
+    combineInOrder(own, other, dst, n, otherFirst, scratch_.get());
+  }
+  /// A segment of a streamed receive (Transport::recvStream): elements
+  /// [offset, offset + elems) of op `i`'s message, at `data`.
+  void takeSegment(uint32_t i, const char *data, size_t offset, size_t elems);
+  static void sinkThunk(void *self, uint32_t i, const char *data, size_t offset, size_t elems) {
+    static_cast<Executor *>(self)->takeSegment(i, data, offset, elems);
+  }
   [[nodiscard]] Status drainReady();
   /// One round of test() (block = false) or wait() (block = true).
   [[nodiscard]] Status progressOnce(bool block);
@@ -94,6 +108,10 @@ private:
   size_t cap_ = 0; ///< elements per tmp slot
   bool unknownTmp_ = false; ///< bindRange met a tmp slot of unknown chunk
   std::unique_ptr<char[]> tmp_, stage_, scratch_;
+  /// Combiner scratch of streamed receives: segments may be taken on another
+  /// thread (one progressing another execution on the communicator) while
+  /// this one runs a local op with scratch_.
+  std::unique_ptr<char[]> recvScratch_;
   std::vector<Piece> pieces_;
   std::vector<BoundOp> bound_;
   std::vector<uint32_t> roots_;

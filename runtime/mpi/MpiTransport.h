@@ -31,7 +31,7 @@ public:
   Status poll(bool block, std::vector<uint32_t> &completed) override;
   void reserve(uint32_t capacity) override;
   /// Cancels and frees requests still in flight (after an error).
-  void abandon();
+  void abandon() override;
 
 private:
   void add(MPI_Request r, uint32_t id);

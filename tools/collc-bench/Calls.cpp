@@ -108,6 +108,10 @@ Call::Call(CallKind kind, const Workload &w, MPI_Comm comm, uint64_t n, bool inP
   scratch_ = allocateZeroed(bytes);
 }
 
+std::string Call::output() const {
+  return std::string(out_.get(), std::max<uint64_t>(total_, 1) * w_->extent);
+}
+
 void Call::prepare(uint64_t salt) {
   const size_t ext = w_->extent;
   std::memset(out_.get(), 0xa5, std::max<uint64_t>(total_, 1) * ext);

@@ -77,6 +77,8 @@ public:
   int collc(collc_plan plan, int mode, collc_request *req);
 
   std::string describe() const;
+  /// This rank's output buffer as it is now (every byte, poison included).
+  std::string output() const;
 
 private:
   uint64_t r() const { return uint64_t(rank_); }

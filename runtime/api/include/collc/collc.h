@@ -164,6 +164,29 @@ int collc_test(collc_request *request, int *flag);
 int collc_wait(collc_request *request);
 int collc_request_free(collc_request *request);
 
+/* Transports (docs/shm-transport.md). Ranks of a communicator that share a
+ * node exchange messages through shared memory, the others through MPI
+ * point-to-point; results are the same either way, bit for bit. The choice
+ * is process-wide, from COLLC_TRANSPORT=auto|shm|mpi (default auto) or
+ * collc_set_transport(), and applies to communicators collc first uses
+ * afterwards; every rank of a communicator must make the same choice. Where
+ * shared memory cannot be set up, the ranks use MPI instead (never an
+ * error): such fallbacks are counted, explained with COLLC_DEBUG=1, and with
+ * COLLC_TRANSPORT=shm also warned about on stderr. */
+typedef enum collc_transport {
+  COLLC_TRANSPORT_AUTO = 0, /* shared memory between ranks of a node, MPI otherwise */
+  COLLC_TRANSPORT_SHM = 1,  /* the same, and a fallback to MPI is a warning */
+  COLLC_TRANSPORT_MPI = 2   /* MPI point-to-point for every message */
+} collc_transport;
+int collc_set_transport(collc_transport transport);
+int collc_get_transport(collc_transport *transport);
+/* How many other ranks of `comm` this rank reaches through shared memory
+ * (0 with the MPI transport). Collective the first time collc sees `comm`. */
+int collc_comm_shm_peers(MPI_Comm comm, int *peers);
+/* How many times shared memory was wanted but MPI used instead (a node where
+ * it could not be set up, an element larger than a segment), in this process. */
+int collc_transport_fallbacks(long long *count);
+
 /* "invalid argument", ... for a code; never NULL. */
 const char *collc_strerror(int status);
 /* What the last failing call on this thread said, e.g. "plan 'ring' needs a

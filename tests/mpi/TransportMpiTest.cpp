@@ -1,0 +1,253 @@
+// tests/mpi/TransportMpiTest.cpp: every library plan over both transports,
+// bit for bit.
+//
+// Two duplicates of MPI_COMM_WORLD: one made after collc_set_transport(MPI),
+// one after collc_set_transport(SHM). Every algorithm of the library whose
+// file accepts this many ranks is compiled (-O2, proven), and each call runs
+// on both communicators with the same inputs, blocking and non-blocking, in
+// place or not; the outputs must be identical byte for byte, and right
+// (checked against the sequential model). Workloads: double sum, int64 max,
+// a commutative user operation and the non-commutative matrix product (for
+// order-preserving plans). With COLLC_NODE_MAP (a rank -> node map), the
+// shared-memory communicator mixes shared memory inside a "node" and MPI
+// across; the suite checks that each rank reaches exactly its node's other
+// ranks through shared memory.
+#include "collc/collc.h"
+#include "compiler/Lower.h"
+#include "compiler/Prove.h"
+#include "compiler/passes/Pipeline.h"
+#include "runtime/shm/ShmNode.h"
+#include "schedules/Generators.h"
+#include "tests/mpi/MpiSuite.h"
+#include "tools/collc-bench/Calls.h"
+#include "tools/collc-bench/Workload.h"
+
+#include <cstdlib>
+#include <cstring>
+
+using namespace collc;
+using bench::Workload;
+using mpitest::Suite;
+
+namespace {
+
+struct LoadedPlan {
+  collc_plan plan = COLLC_PLAN_NULL;
+  explicit LoadedPlan(const ir::Plan &p) {
+    compiler::PipelineOptions o2;
+    llvm::Expected<ir::Plan> opt = compiler::optimize(p, o2);
+    if (!opt) {
+      std::fprintf(stderr, "optimize: %s\n", llvm::toString(opt.takeError()).c_str());
+      MPI_Abort(MPI_COMM_WORLD, 2);
+    }
+    compiler::Proven proven = compiler::proveStrongest(*opt);
+    std::vector<uint8_t> bytes = compiler::lower(*opt, proven.proof);
+    if (collc_plan_load_memory(bytes.data(), bytes.size(), &plan) != COLLC_SUCCESS) {
+      std::fprintf(stderr, "load: %s\n", collc_error_message());
+      MPI_Abort(MPI_COMM_WORLD, 2);
+    }
+  }
+  ~LoadedPlan() { collc_plan_free(&plan); }
+  LoadedPlan(const LoadedPlan &) = delete;
+  LoadedPlan &operator=(const LoadedPlan &) = delete;
+};
+
+bench::CallKind kindOf(ir::Collective c) {
+  switch (c) {
+  case ir::Collective::Allreduce:
+    return bench::CallKind::Allreduce;
+  case ir::Collective::Reduce:
+    return bench::CallKind::Reduce;
+  case ir::Collective::ReduceScatterBlock:
+    return bench::CallKind::ReduceScatterBlock;
+  case ir::Collective::Scan:
+    return bench::CallKind::Scan;
+  case ir::Collective::Exscan:
+    return bench::CallKind::Exscan;
+  case ir::Collective::Allgather:
+    return bench::CallKind::Allgather;
+  case ir::Collective::Bcast:
+    return bench::CallKind::Bcast;
+  }
+  return bench::CallKind::Allreduce;
+}
+
+/// The commutative user operation: a double sum through MPI_Op_create.
+void userSum(void *in, void *inout, int *len, MPI_Datatype *) {
+  const double *a = static_cast<const double *>(in);
+  double *b = static_cast<double *>(inout);
+  for (int i = 0; i < *len; ++i)
+    b[i] = a[i] + b[i];
+}
+
+/// Runs the call on both communicators in `mode` (0 blocking, 1 non-blocking).
+void compare(Suite &s, const Workload &w, bench::CallKind k, collc_plan plan, uint64_t n,
+             bool inPlace, int root, MPI_Comm viaMpi, MPI_Comm viaShm, const std::string &name) {
+  for (int mode = 0; mode < 2; ++mode) {
+    std::string outs[2];
+    bool ran = true;
+    MPI_Comm comms[2] = {viaMpi, viaShm};
+    for (int t = 0; t < 2; ++t) {
+      bench::Call c(k, w, comms[t], n, inPlace, root);
+      c.prepare(7);
+      collc_request req = COLLC_REQUEST_NULL;
+      int rc = c.collc(plan, mode, &req);
+      if (rc == COLLC_SUCCESS && mode == 1)
+        rc = collc_wait(&req);
+      const std::string what = name + " " + c.describe() + (mode ? " non-blocking" : "") +
+                               (t ? " over shm" : " over mpi");
+      if (rc == COLLC_ERR_UNSUPPORTED && !w.commutative) { // a commutative-only plan refuses
+        ran = false;
+        break;
+      }
+      s.expect(rc == COLLC_SUCCESS, what + ": returned " + std::to_string(rc) + " (" +
+                                        collc_error_message() + ")");
+      if (rc != COLLC_SUCCESS) {
+        ran = false;
+        break;
+      }
+      const std::string wrong = c.check(7);
+      s.expect(wrong.empty(), what + ": " + wrong);
+      outs[t] = c.output();
+    }
+    if (ran)
+      s.expect(outs[0] == outs[1], name + " n=" + std::to_string(n) + " " + w.opName +
+                                       (mode ? " non-blocking" : "") +
+                                       ": the transports' outputs differ");
+  }
+}
+
+void everyPlan(Suite &s, MPI_Comm viaMpi, MPI_Comm viaShm) {
+  const uint32_t p = uint32_t(s.size());
+  const Workload sumD = bench::builtinWorkload(rt::ReduceOp::Sum, rt::ElemType::Double);
+  const Workload maxI = bench::builtinWorkload(rt::ReduceOp::Max, rt::ElemType::Int64);
+  Workload user = sumD;
+  user.opName = "user_sum";
+  MPI_Op_create(userSum, 1, &user.op);
+  const Workload &mat = bench::matrixWorkload();
+  // Oversubscribed runs (more ranks than cores) are slow: fewer sizes there.
+  const std::vector<uint64_t> counts =
+      p <= 4 ? std::vector<uint64_t>{0, 1, 7, 1000, 20011} : std::vector<uint64_t>{0, 7, 1000};
+  for (const sched::Algorithm &a : sched::algorithms()) {
+    sched::GenOptions g;
+    g.ranks = p;
+    g.root = ir::hasRoot(a.collective) ? p - 1 : 0;
+    if (!a.accepts(g))
+      continue;
+    LoadedPlan plan(a.build(g));
+    const bench::CallKind k = kindOf(a.collective);
+    const std::string name = std::string(ir::name(a.collective)) + " " + a.name.str();
+    std::vector<const Workload *> ws;
+    if (bench::combines(k) && p <= 4)
+      ws = {&sumD, &maxI, &user, &mat};
+    else if (bench::combines(k))
+      ws = {&sumD, &user, &mat};
+    else
+      ws = {&sumD, &mat};
+    for (const Workload *w : ws)
+      for (uint64_t n : counts) {
+        const bool blocked = k == bench::CallKind::ReduceScatterBlock ||
+                             k == bench::CallKind::Allgather;
+        const uint64_t total = blocked ? n * p : n;
+        compare(s, *w, k, plan.plan, total, false, int(g.root), viaMpi, viaShm, name);
+        if (n == 7 && k != bench::CallKind::Bcast)
+          compare(s, *w, k, plan.plan, total, true, int(g.root), viaMpi, viaShm, name);
+      }
+  }
+  MPI_Op_free(&user.op);
+}
+
+/// A user operation on elements of 5000 doubles (40 000 bytes, more than a
+/// shared-memory segment): the call falls back to MPI, counted, and stays right.
+void userBigSum(void *in, void *inout, int *len, MPI_Datatype *) {
+  const double *a = static_cast<const double *>(in);
+  double *b = static_cast<double *>(inout);
+  for (long i = 0; i < long(*len) * 5000; ++i)
+    b[i] = a[i] + b[i];
+}
+
+void bigElements(Suite &s, MPI_Comm viaShm, int shmPeers) {
+  const int p = s.size();
+  sched::GenOptions g;
+  g.ranks = uint32_t(p);
+  LoadedPlan plan(sched::findAlgorithm(ir::Collective::Allreduce, "recursive_doubling")->build(g));
+  MPI_Datatype big;
+  MPI_Type_contiguous(5000, MPI_DOUBLE, &big);
+  MPI_Type_commit(&big);
+  MPI_Op op;
+  MPI_Op_create(userBigSum, 1, &op);
+  std::vector<double> in(3 * 5000), out(in.size(), -1);
+  for (size_t i = 0; i < in.size(); ++i)
+    in[i] = double(s.rank() + 1) * double(i % 7);
+  long long before = 0, after = 0;
+  collc_transport_fallbacks(&before);
+  int rc = collc_allreduce(plan.plan, in.data(), out.data(), 3, big, op, viaShm);
+  collc_transport_fallbacks(&after);
+  s.expect(rc == COLLC_SUCCESS, "allreduce of 40000-byte elements: " + std::to_string(rc) +
+                                    " (" + collc_error_message() + ")");
+  bool right = true;
+  for (size_t i = 0; i < in.size(); ++i)
+    right = right && out[i] == double(p * (p + 1) / 2) * double(i % 7);
+  s.expect(right, "allreduce of 40000-byte elements: wrong result");
+  const long long want = shmPeers > 0 ? 1 : 0;
+  s.expect(after - before == want, std::to_string(after - before) + " fallbacks counted, not " +
+                                       std::to_string(want));
+  MPI_Op_free(&op);
+  MPI_Type_free(&big);
+}
+
+/// Which ranks share shared memory with this one: all (one node), or the
+/// ranks COLLC_NODE_MAP puts on this rank's node.
+int expectedShmPeers(const Suite &s) {
+  std::vector<int> map;
+  std::string why;
+  if (!rt::parseNodeMap(std::getenv("COLLC_NODE_MAP"), map, why) ||
+      map.size() != size_t(s.size()))
+    return s.size() - 1;
+  int peers = 0;
+  for (int r = 0; r < s.size(); ++r)
+    peers += r != s.rank() && map[size_t(r)] == map[size_t(s.rank())];
+  return peers;
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  MPI_Init(&argc, &argv);
+  int status = 1;
+  {
+    Suite s;
+    if (s.rank() == 0)
+      std::printf("collc transport suite on %d ranks\n", s.size());
+    MPI_Comm viaMpi, viaShm;
+    collc_set_transport(COLLC_TRANSPORT_MPI);
+    MPI_Comm_dup(MPI_COMM_WORLD, &viaMpi);
+    int peers = -1;
+    s.test("transport_selection", [&] {
+      s.expect(collc_comm_shm_peers(viaMpi, &peers) == COLLC_SUCCESS && peers == 0,
+               "the MPI communicator reaches " + std::to_string(peers) + " peers by shm");
+      collc_set_transport(COLLC_TRANSPORT_SHM);
+      collc_transport t = COLLC_TRANSPORT_AUTO;
+      s.expect(collc_get_transport(&t) == COLLC_SUCCESS && t == COLLC_TRANSPORT_SHM,
+               "collc_get_transport");
+      s.expect(collc_set_transport(collc_transport(7)) == COLLC_ERR_ARG,
+               "collc_set_transport(7) is refused");
+      MPI_Comm_dup(MPI_COMM_WORLD, &viaShm);
+      const int want = expectedShmPeers(s);
+      s.expect(collc_comm_shm_peers(viaShm, &peers) == COLLC_SUCCESS && peers == want,
+               "the shm communicator reaches " + std::to_string(peers) + " peers by shm, not " +
+                   std::to_string(want));
+      long long fallbacks = -1;
+      s.expect(collc_transport_fallbacks(&fallbacks) == COLLC_SUCCESS && fallbacks == 0,
+               std::to_string(fallbacks) + " fallbacks");
+    });
+    s.test("every_plan_both_ways", [&] { everyPlan(s, viaMpi, viaShm); });
+    s.test("elements_larger_than_a_segment", [&] { bigElements(s, viaShm, peers); });
+    MPI_Comm_free(&viaShm);
+    MPI_Comm_free(&viaMpi);
+    status = s.finish();
+  }
+  bench::freeMatrixWorkload();
+  MPI_Finalize();
+  return status;
+}
