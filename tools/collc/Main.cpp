@@ -81,6 +81,8 @@ const Usage usages[] = {
     {"compile", "collc compile FILE|FILE.calgo|- [--ranks P ...] -o FILE.cplan [-O0|-O1|-O2] "
                 "[--stats] [--no-verify]"},
     {"disasm", "collc disasm FILE.cplan [-o FILE.yaml]"},
+    {"simulate", "collc simulate FILE|FILE.calgo|ALG --topology T [--ranks P ...] --bytes N "
+                 "[--dtype D] [--json] [--max-path N]"},
     {"bundle", "collc bundle FILE.cplan[@MIN-MAX]... -o FILE.cbundle | --list FILE.cbundle | "
                "--extract FILE.cbundle [--entry N] -o DIR|FILE"},
 };
@@ -123,6 +125,7 @@ int main(int argc, char **argv) {
       {&DisasmCommand(), runDisasm},
       {&BundleCommand(), runBundle},
       {&OptCommand(), runOpt},
+      {&SimulateCommand(), runSimulate},
   };
   llvm::cl::SetVersionPrinter(
       [](llvm::raw_ostream &os) { os << "collc " COLLC_VERSION " (plan format collc-plan/1)\n"; });
