@@ -83,6 +83,7 @@ const Usage usages[] = {
     {"disasm", "collc disasm FILE.cplan [-o FILE.yaml]"},
     {"simulate", "collc simulate FILE|FILE.calgo|ALG --topology T [--ranks P ...] --bytes N "
                  "[--dtype D] [--json] [--max-path N]"},
+    {"calibrate", "mpirun -np P collc calibrate [-o FILE.yaml] [--max-bytes N] [--name NAME]"},
     {"bundle", "collc bundle FILE.cplan[@MIN-MAX]... -o FILE.cbundle | --list FILE.cbundle | "
                "--extract FILE.cbundle [--entry N] -o DIR|FILE"},
 };
@@ -126,6 +127,7 @@ int main(int argc, char **argv) {
       {&BundleCommand(), runBundle},
       {&OptCommand(), runOpt},
       {&SimulateCommand(), runSimulate},
+      {&CalibrateCommand(), runCalibrate},
   };
   llvm::cl::SetVersionPrinter(
       [](llvm::raw_ostream &os) { os << "collc " COLLC_VERSION " (plan format collc-plan/1)\n"; });
