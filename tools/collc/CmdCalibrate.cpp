@@ -58,8 +58,9 @@ double now() {
 }
 
 /// Repetitions that take about `budget` seconds for an operation of `estimate` seconds.
-int repsFor(double estimate, double budget = 0.05) {
-  return static_cast<int>(std::clamp(budget / std::max(estimate, 1e-9), 5.0, 2000.0));
+/// At least 30: on a shared machine most repetitions are slowed by others.
+int repsFor(double estimate, double budget = 0.1) {
+  return static_cast<int>(std::clamp(budget / std::max(estimate, 1e-9), 30.0, 2000.0));
 }
 
 /// The fastest repetition: noise (other processes, interrupts) only adds time.
