@@ -82,6 +82,9 @@ const Usage usages[] = {
     {"compile", "collc compile FILE|FILE.calgo|- [--ranks P ...] -o FILE.cplan [-O0|-O1|-O2] "
                 "[--stats] [--no-verify]"},
     {"disasm", "collc disasm FILE.cplan [-o FILE.yaml]"},
+    {"simulate", "collc simulate FILE|FILE.calgo|ALG --topology T [--ranks P ...] --bytes N "
+                 "[--dtype D] [--json] [--max-path N]"},
+    {"calibrate", "mpirun -np P collc calibrate [-o FILE.yaml] [--max-bytes N] [--name NAME]"},
     {"bundle", "collc bundle FILE.cplan[@MIN-MAX]... -o FILE.cbundle | --list FILE.cbundle | "
                "--extract FILE.cbundle [--entry N] -o DIR|FILE"},
 };
@@ -124,6 +127,8 @@ int main(int argc, char **argv) {
       {&DisasmCommand(), runDisasm},
       {&BundleCommand(), runBundle},
       {&OptCommand(), runOpt},
+      {&SimulateCommand(), runSimulate},
+      {&CalibrateCommand(), runCalibrate},
   };
   llvm::cl::SetVersionPrinter(
       [](llvm::raw_ostream &os) {

@@ -1,0 +1,233 @@
+// tools/collc/CmdSimulate.cpp: `collc simulate` — predict what a plan costs on a
+// topology (docs/topology.md, "collc simulate").
+#include "tools/collc/AlgorithmFlags.h"
+#include "tools/collc/Commands.h"
+
+#include "compiler/model/Simulator.h"
+#include "ir/PlanIO.h"
+#include "runtime/bytecode/Bundle.h"
+#include "runtime/kernels/Kernels.h"
+#include "schedules/Generators.h"
+
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <algorithm>
+
+namespace collc::tool {
+
+llvm::cl::SubCommand &SimulateCommand() {
+  static llvm::cl::SubCommand sub(
+      "simulate", "Predict a plan's time on a topology: finish times, traffic per level, the "
+                  "busiest link and the critical path (exit 0 simulated, 1 the plan cannot "
+                  "run, 2 unreadable input or misuse)");
+  return sub;
+}
+
+namespace {
+namespace cl = llvm::cl;
+cl::opt<std::string> input(cl::Positional, cl::Required, cl::desc("PLAN|FILE.calgo|ALGORITHM"),
+                           cl::sub(SimulateCommand()), cl::cat(category()));
+cl::opt<std::string> topologyPath("topology", cl::desc("The machine (collc-topology/1 file)"),
+                                  cl::value_desc("FILE"), cl::sub(SimulateCommand()),
+                                  cl::cat(category()));
+cl::opt<std::string> bytesFlag("bytes",
+                               cl::desc("The vector's size in bytes (K, M, G suffixes: "
+                                        "powers of 1024)"),
+                               cl::value_desc("N"), cl::sub(SimulateCommand()),
+                               cl::cat(category()));
+cl::opt<std::string> dtype("dtype",
+                           cl::desc("Element type: its size and the topology's reduce cost "
+                                    "(default double)"),
+                           cl::value_desc("T"), cl::init("double"), cl::sub(SimulateCommand()),
+                           cl::cat(category()));
+cl::opt<std::string> collective("collective",
+                                cl::desc("Collective of a library algorithm (default allreduce)"),
+                                cl::value_desc("C"), cl::init("allreduce"),
+                                cl::sub(SimulateCommand()), cl::cat(category()));
+cl::opt<bool> json("json", cl::desc("Print the prediction as one JSON object"),
+                   cl::sub(SimulateCommand()), cl::cat(category()));
+cl::opt<unsigned> maxPath("max-path",
+                          cl::desc("Print at most N ops of the critical path (default 40; "
+                                   "--json has them all)"),
+                          cl::value_desc("N"), cl::init(40), cl::sub(SimulateCommand()),
+                          cl::cat(category()));
+
+llvm::Error misuse(const llvm::Twine &m) {
+  return llvm::createStringError(llvm::inconvertibleErrorCode(), m.str());
+}
+
+/// The plan: a plan file, an algorithm file, or a library algorithm's name.
+llvm::Expected<ir::Plan> planFromInput() {
+  if (isAlgorithmFile(input) || input == "-" || llvm::sys::fs::exists(input))
+    return loadPlan(input, nullptr, nullptr);
+  std::optional<ir::Collective> c = ir::parseCollective(collective);
+  if (!c)
+    return misuse(llvm::formatv("unknown collective '{0}'", collective.getValue()));
+  if (!sched::findAlgorithm(*c, input))
+    return misuse(llvm::formatv("'{0}' is neither a file nor an algorithm of {1} (collc list)",
+                                input.getValue(), collective.getValue()));
+  llvm::Expected<std::pair<uint32_t, uint32_t>> ranks = ranksFromFlags(false);
+  if (!ranks)
+    return ranks.takeError();
+  llvm::Expected<std::vector<std::pair<std::string, int64_t>>> params = paramsFromFlags();
+  if (!params)
+    return params.takeError();
+  sched::GenOptions o;
+  o.ranks = ranks->first;
+  o.root = rootFromFlag();
+  o.params = std::move(*params);
+  return sched::generate(*c, input, o);
+}
+
+std::string us(double seconds) { return llvm::formatv("{0:f3} us", seconds * 1e6).str(); }
+
+std::string opText(const ir::Plan &plan, uint32_t rank, uint32_t index) {
+  return ir::describe(plan.programs[rank].ops[index]);
+}
+
+std::string lineOf(const ir::Plan &plan, uint32_t rank, uint32_t index) {
+  const uint32_t line = plan.programs[rank].ops[index].loc.line;
+  if (line == 0)
+    return "";
+  return (plan.source.empty() ? std::string("line") : plan.source) + ":" + std::to_string(line);
+}
+
+void printText(const ir::Plan &plan, const model::Topology &topo, const model::Placement &pl,
+               const model::SimResult &r, uint64_t bytes, uint32_t elemBytes,
+               llvm::raw_ostream &os) {
+  const uint32_t p = plan.shape.ranks;
+  os << llvm::formatv("plan: {0} ({1}, {2} ranks, {3} chunks){4}\n", plan.algorithm,
+                      ir::name(plan.shape.collective), p, plan.shape.chunks,
+                      plan.source.empty() ? std::string() : " from " + plan.source);
+  os << llvm::formatv("topology: {0} ({1} level{2})\n", topo.name, topo.levels.size(),
+                      topo.levels.size() == 1 ? "" : "s");
+  os << llvm::formatv("bytes: {0} ({1} elements of {2} bytes)\n", bytes, bytes / elemBytes,
+                      elemBytes);
+  os << "predicted: " << us(r.time) << '\n';
+  if (p <= 16) {
+    os << "finish:\n";
+    for (uint32_t q = 0; q < p; ++q)
+      os << llvm::formatv("  rank {0,-4} {1,14}  at {2}\n", q, us(r.rankFinish[q]),
+                          pl.location(q));
+  } else {
+    const auto [lo, hi] = std::minmax_element(r.rankFinish.begin(), r.rankFinish.end());
+    os << llvm::formatv("finish: first rank {0} at {1}, last rank {2} at {3}\n",
+                        lo - r.rankFinish.begin(), us(*lo), hi - r.rankFinish.begin(), us(*hi));
+  }
+  os << "levels:\n";
+  for (size_t j = 0; j < topo.levels.size(); ++j)
+    os << llvm::formatv("  {0,-10} {1,14} bytes in {2} messages\n", topo.levels[j].name,
+                        r.levels[j].bytes, r.levels[j].messages);
+  if (r.busiestLink)
+    os << llvm::formatv("busiest link: {0}: {1} busy, {2} bytes in {3} messages\n",
+                        model::describeLink(topo, pl, *r.busiestLink), us(r.busiestLink->busy),
+                        r.busiestLink->bytes, r.busiestLink->messages);
+  else
+    os << "busiest link: none (no messages)\n";
+  os << llvm::formatv("critical path ({0} ops):\n", r.criticalPath.size());
+  const size_t shown = std::min<size_t>(r.criticalPath.size(), maxPath);
+  const size_t skip = r.criticalPath.size() - shown; // show the end of the path
+  if (skip)
+    os << llvm::formatv("  ... {0} earlier ops\n", skip);
+  for (size_t i = skip; i < r.criticalPath.size(); ++i) {
+    const model::PathStep &s = r.criticalPath[i];
+    std::string what = opText(plan, s.rank, s.op);
+    if (ir::isMessage(plan.programs[s.rank].ops[s.op].kind))
+      what += " (" + topo.levels[s.level].name + ")";
+    os << llvm::formatv("  {0,14} .. {1,14}  rank {2,-4} op {3,-5} {4,-40} after {5,-10} {6}\n",
+                        us(s.start), us(s.end), s.rank, s.op, what, model::name(s.cause),
+                        lineOf(plan, s.rank, s.op))
+              .str();
+  }
+}
+
+void printJson(const ir::Plan &plan, const model::Topology &topo, const model::Placement &pl,
+               const model::SimResult &r, uint64_t bytes, llvm::raw_ostream &os) {
+  llvm::json::Array finish, levels, path;
+  for (double t : r.rankFinish)
+    finish.push_back(t);
+  for (size_t j = 0; j < topo.levels.size(); ++j)
+    levels.push_back(llvm::json::Object{{"name", topo.levels[j].name},
+                                        {"bytes", int64_t(r.levels[j].bytes)},
+                                        {"messages", int64_t(r.levels[j].messages)}});
+  for (const model::PathStep &s : r.criticalPath) {
+    llvm::json::Object o{{"rank", int64_t(s.rank)},
+                         {"op", int64_t(s.op)},
+                         {"what", opText(plan, s.rank, s.op)},
+                         {"start", s.start},
+                         {"end", s.end},
+                         {"cause", model::name(s.cause)},
+                         {"bytes", int64_t(s.bytes)}};
+    if (ir::isMessage(plan.programs[s.rank].ops[s.op].kind))
+      o["level"] = topo.levels[s.level].name;
+    if (uint32_t line = plan.programs[s.rank].ops[s.op].loc.line)
+      o["line"] = int64_t(line);
+    path.push_back(std::move(o));
+  }
+  llvm::json::Object out{{"algorithm", plan.algorithm},
+                         {"collective", ir::name(plan.shape.collective)},
+                         {"ranks", int64_t(plan.shape.ranks)},
+                         {"topology", topo.name},
+                         {"bytes", int64_t(bytes)},
+                         {"time", r.time},
+                         {"finish", std::move(finish)},
+                         {"levels", std::move(levels)},
+                         {"critical_path", std::move(path)}};
+  if (!plan.source.empty())
+    out["source"] = plan.source;
+  if (r.busiestLink)
+    out["busiest_link"] = llvm::json::Object{
+        {"name", model::describeLink(topo, pl, *r.busiestLink)},
+        {"level", topo.levels[r.busiestLink->level].name},
+        {"busy", r.busiestLink->busy},
+        {"bytes", int64_t(r.busiestLink->bytes)},
+        {"messages", int64_t(r.busiestLink->messages)}};
+  os << llvm::formatv("{0:2}", llvm::json::Value(std::move(out))) << '\n';
+}
+
+} // namespace
+
+int runSimulate() {
+  if (topologyPath.empty())
+    return reportMisuse(misuse("--topology FILE is required"));
+  uint64_t bytes = 0;
+  if (bytesFlag.empty() || !rt::parseByteCount(bytesFlag.getValue(), bytes))
+    return reportMisuse(misuse(llvm::formatv("--bytes '{0}' is not a size (bytes, optional K, "
+                                             "M or G suffix)",
+                                             bytesFlag.getValue())));
+  std::optional<rt::ElemType> et = rt::parseElemType(dtype.getValue());
+  if (!et)
+    return reportMisuse(misuse(llvm::formatv("--dtype: unknown element type '{0}'",
+                                             dtype.getValue())));
+  const uint32_t elemBytes = static_cast<uint32_t>(rt::elemSize(*et));
+  llvm::Expected<model::Topology> topo = model::readTopologyFile(topologyPath);
+  if (!topo) {
+    llvm::errs() << "collc: " << llvm::toString(topo.takeError()) << '\n';
+    return Misuse;
+  }
+  llvm::Expected<ir::Plan> plan = planFromInput();
+  if (!plan)
+    return reportReadError(plan.takeError());
+  llvm::Expected<model::Placement> pl = model::place(*topo, plan->shape.ranks);
+  if (!pl)
+    return reportMisuse(pl.takeError());
+  model::SimOptions opts;
+  opts.bytes = bytes / elemBytes * elemBytes;
+  opts.elemBytes = elemBytes;
+  opts.gamma = topo->gammaOf(dtype);
+  llvm::Expected<model::SimResult> r = model::simulate(*plan, *topo, *pl, opts);
+  if (!r) {
+    llvm::errs() << "collc: " << llvm::toString(r.takeError()) << '\n';
+    return Refused;
+  }
+  if (json)
+    printJson(*plan, *topo, *pl, *r, opts.bytes, llvm::outs());
+  else
+    printText(*plan, *topo, *pl, *r, opts.bytes, elemBytes, llvm::outs());
+  return Success;
+}
+
+} // namespace collc::tool
