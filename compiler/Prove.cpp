@@ -9,9 +9,11 @@ bool allowsInPlace(ir::Collective c) {
 }
 } // namespace
 
-Proven proveStrongest(ir::Plan &plan, VerifyOptions opts) {
+Proven proveStrongest(ir::Plan &plan, VerifyOptions opts, const VerifyResult *known) {
   opts.noncommutative = false; // the plan's own claim first
-  Proven out{verify(plan, opts), {}};
+  const bool useKnown =
+      known && known->proven() && (!opts.requireIdentical || known->stats.identical);
+  Proven out{useKnown ? *known : verify(plan, opts), {}};
   if (!out.result.proven())
     return out;
   // Each strengthening is tried on its own and kept only if the whole plan

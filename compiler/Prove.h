@@ -20,7 +20,11 @@ struct Proven {
 /// correct with in and out aliased — and updates plan.shape to say so.
 /// Properties are proven, not declared: a generator's or a file's claim is
 /// only a lower bound. `opts` adds requirements (requireIdentical).
-Proven proveStrongest(ir::Plan &plan, VerifyOptions opts = {});
+/// `known`, when given, is a verification of exactly this plan with its own
+/// claims (e.g. the pipeline's last, PipelineOptions::resultProof); it
+/// stands for the first proof when it proves the plan and meets `opts`.
+Proven proveStrongest(ir::Plan &plan, VerifyOptions opts = {},
+                      const VerifyResult *known = nullptr);
 
 } // namespace collc::compiler
 

@@ -187,10 +187,6 @@ bool Verifier::checkStructure() {
 void Verifier::matchMessages() {
   const uint32_t p = shape_.ranks;
   partner_.assign(rankOf_.size(), noOp);
-  struct Channel {
-    std::vector<uint32_t> sends, recvs;
-  };
-  llvm::DenseMap<uint64_t, Channel> channels;
   auto badPeer = [&](uint32_t g, const ir::Op &op, uint32_t r) {
     Diagnostic d = opDiag(DiagClass::Mismatch, g);
     d.slots = op.slots();
@@ -203,6 +199,10 @@ void Verifier::matchMessages() {
     diags_.add(std::move(d));
     mismatched_ = true;
   };
+  // Message ends as (channel from << 32 | to, global id), sorted: each
+  // channel's ends in listing order (ids grow with the listing), channels
+  // in order — one sort instead of a table of per-channel lists.
+  std::vector<std::pair<uint64_t, uint32_t>> sendEnds, recvEnds;
   for (uint32_t r = 0; r < p; ++r) {
     const auto &ops = plan_.programs[r].ops;
     for (uint32_t i = 0; i < ops.size(); ++i) {
@@ -216,27 +216,31 @@ void Verifier::matchMessages() {
       }
       if (op.kind == ir::OpKind::Send) {
         stats_.chunksMoved += op.count;
-        channels[(uint64_t(r) << 32) | op.peer].sends.push_back(g);
+        sendEnds.push_back({(uint64_t(r) << 32) | op.peer, g});
       } else {
-        channels[(uint64_t(op.peer) << 32) | r].recvs.push_back(g);
+        recvEnds.push_back({(uint64_t(op.peer) << 32) | r, g});
       }
     }
   }
-  uint64_t sends = 0;
-  std::vector<uint64_t> keys;
-  keys.reserve(channels.size());
-  for (auto &kv : channels) {
-    keys.push_back(kv.first);
-    sends += kv.second.sends.size();
-  }
-  stats_.messages = sends;
-  llvm::sort(keys);
-  for (uint64_t key : keys) {
-    const Channel &c = channels[key];
+  stats_.messages = sendEnds.size();
+  llvm::sort(sendEnds);
+  llvm::sort(recvEnds);
+  size_t si = 0, ri = 0;
+  llvm::SmallVector<uint32_t, 8> sends, recvs;
+  while (si < sendEnds.size() || ri < recvEnds.size()) {
+    // The next channel in key order, and its ends on either side.
+    const uint64_t key = std::min(si < sendEnds.size() ? sendEnds[si].first : ~0ull,
+                                  ri < recvEnds.size() ? recvEnds[ri].first : ~0ull);
+    sends.clear();
+    recvs.clear();
+    for (; si < sendEnds.size() && sendEnds[si].first == key; ++si)
+      sends.push_back(sendEnds[si].second);
+    for (; ri < recvEnds.size() && recvEnds[ri].first == key; ++ri)
+      recvs.push_back(recvEnds[ri].second);
     uint32_t from = uint32_t(key >> 32), to = uint32_t(key);
-    size_t n = std::min(c.sends.size(), c.recvs.size());
+    size_t n = std::min(sends.size(), recvs.size());
     for (size_t k = 0; k < n; ++k) {
-      uint32_t s = c.sends[k], rv = c.recvs[k];
+      uint32_t s = sends[k], rv = recvs[k];
       partner_[s] = rv;
       partner_[rv] = s;
       const ir::Op &so = opOf(s), &ro = opOf(rv);
@@ -255,21 +259,21 @@ void Verifier::matchMessages() {
       diags_.add(std::move(d));
       mismatched_ = true;
     }
-    for (size_t k = n; k < c.sends.size(); ++k) {
-      Diagnostic d = opDiag(DiagClass::Mismatch, c.sends[k]);
-      d.slots = opOf(c.sends[k]).slots();
+    for (size_t k = n; k < sends.size(); ++k) {
+      Diagnostic d = opDiag(DiagClass::Mismatch, sends[k]);
+      d.slots = opOf(sends[k]).slots();
       d.message = llvm::formatv("send has no matching receive: rank {0} receives only {1} "
                                 "message{2} from rank {3}",
-                                to, c.recvs.size(), c.recvs.size() == 1 ? "" : "s", from);
+                                to, recvs.size(), recvs.size() == 1 ? "" : "s", from);
       diags_.add(std::move(d));
       mismatched_ = true;
     }
-    for (size_t k = n; k < c.recvs.size(); ++k) {
-      Diagnostic d = opDiag(DiagClass::Mismatch, c.recvs[k]);
-      d.slots = opOf(c.recvs[k]).slots();
+    for (size_t k = n; k < recvs.size(); ++k) {
+      Diagnostic d = opDiag(DiagClass::Mismatch, recvs[k]);
+      d.slots = opOf(recvs[k]).slots();
       d.message = llvm::formatv("receive has no matching send: rank {0} sends only {1} "
                                 "message{2} to rank {3}",
-                                from, c.sends.size(), c.sends.size() == 1 ? "" : "s", to);
+                                from, sends.size(), sends.size() == 1 ? "" : "s", to);
       diags_.add(std::move(d));
       mismatched_ = true;
     }

@@ -4,9 +4,10 @@
 // dependencies point backward). Per slot the check keeps the last writer and
 // the readers since; an access conflicting with one of them that is not its
 // ancestor is a race. Ancestry is decided with vector clocks over a greedy
-// chain decomposition of the rank's DAG, stored sparsely, so plans whose
-// ranks run a few chains side by side (all generated plans) cost about
-// O(ops · log slots).
+// chain decomposition of the rank's DAG, stored sparsely (compiler/Clocks.h),
+// so plans whose ranks run a few chains side by side (all generated plans)
+// cost about O(ops · log slots).
+#include "compiler/Clocks.h"
 #include "compiler/VerifierImpl.h"
 
 #include "llvm/Support/FormatVariadic.h"
@@ -14,81 +15,6 @@
 namespace collc::compiler::detail {
 
 namespace {
-
-/// Ancestry within one rank's DAG.
-class Clocks {
-public:
-  explicit Clocks(const ir::DepGraph &g) {
-    const uint32_t n = g.size();
-    chain_.resize(n);
-    pos_.resize(n);
-    begin_.assign(n + 1, 0);
-    std::vector<uint32_t> dense, touched;
-    llvm::ArrayRef<uint32_t> lastPreds;
-    std::vector<std::pair<uint32_t, uint32_t>> merged;
-    for (uint32_t i = 0; i < n; ++i) {
-      llvm::ArrayRef<uint32_t> preds = g.preds(i);
-      // Ops of one step share their predecessors: reuse the merged clock.
-      if (i == 0 || preds != lastPreds) {
-        merged.clear();
-        for (uint32_t p : preds) {
-          auto visit = [&](uint32_t c, uint32_t v) {
-            if (c >= dense.size())
-              dense.resize(c + 1, 0);
-            if (dense[c] == 0)
-              touched.push_back(c);
-            dense[c] = std::max(dense[c], v);
-          };
-          for (auto [c, v] : clock(p))
-            visit(c, v);
-          visit(chain_[p], pos_[p] + 1);
-        }
-        std::sort(touched.begin(), touched.end());
-        for (uint32_t c : touched) {
-          merged.push_back({c, dense[c]});
-          dense[c] = 0;
-        }
-        touched.clear();
-        lastPreds = preds;
-      }
-      // Extend the chain of a predecessor that is still its chain's tail.
-      uint32_t chain = noOp;
-      for (uint32_t p : preds)
-        if (chainLen_[chain_[p]] == pos_[p] + 1) {
-          chain = chain_[p];
-          break;
-        }
-      if (chain == noOp) {
-        chain = static_cast<uint32_t>(chainLen_.size());
-        chainLen_.push_back(0);
-      }
-      chain_[i] = chain;
-      pos_[i] = chainLen_[chain]++;
-      pool_.insert(pool_.end(), merged.begin(), merged.end());
-      begin_[i + 1] = static_cast<uint32_t>(pool_.size());
-    }
-  }
-
-  /// True when op a is an ancestor of op b (a != b).
-  bool before(uint32_t a, uint32_t b) const {
-    if (a >= b)
-      return false;
-    auto c = clock(b);
-    auto it = std::lower_bound(c.begin(), c.end(), std::make_pair(chain_[a], 0u));
-    if (it != c.end() && it->first == chain_[a] && it->second > pos_[a])
-      return true;
-    return chain_[a] == chain_[b] && pos_[a] < pos_[b];
-  }
-
-private:
-  llvm::ArrayRef<std::pair<uint32_t, uint32_t>> clock(uint32_t i) const {
-    return llvm::ArrayRef<std::pair<uint32_t, uint32_t>>(pool_).slice(
-        begin_[i], begin_[i + 1] - begin_[i]);
-  }
-  std::vector<uint32_t> chain_, pos_, chainLen_;
-  std::vector<uint32_t> begin_;
-  std::vector<std::pair<uint32_t, uint32_t>> pool_; ///< (chain, ops of it before)
-};
 
 struct Access {
   uint32_t writer = noOp;

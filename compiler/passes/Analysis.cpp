@@ -1,7 +1,10 @@
 // compiler/passes/Analysis.cpp: layout, accesses, dependency lists and message pairing.
 #include "compiler/passes/Analysis.h"
 
+#include "compiler/SegmentMap.h"
+
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/STLExtras.h"
 
 #include <algorithm>
@@ -110,82 +113,109 @@ bool writeDeps(llvm::MutableArrayRef<ir::Op> ops, const DepLists &deps) {
   return changed;
 }
 
-Ancestry::Ancestry(const DepLists &deps) : anc_(deps.size()) {
-  const uint32_t n = static_cast<uint32_t>(deps.size());
-  for (uint32_t i = 0; i < n; ++i) {
-    anc_[i].resize(n);
-    for (uint32_t p : deps[i]) {
-      anc_[i] |= anc_[p];
-      anc_[i].set(p);
-    }
-  }
+Ancestry::Ancestry(const DepLists &deps) {
+  for (const auto &d : deps)
+    clocks_.add(d);
 }
 
 void reduceTransitively(DepLists &deps) {
-  const uint32_t n = static_cast<uint32_t>(deps.size());
-  std::vector<llvm::BitVector> anc(n);
+  Clocks clocks;
   llvm::SmallVector<uint32_t, 8> kept;
-  for (uint32_t i = 0; i < n; ++i) {
-    auto &d = deps[i];
+  for (auto &d : deps) {
     llvm::sort(d);
     d.erase(std::unique(d.begin(), d.end()), d.end());
-    anc[i].resize(n);
     kept.clear();
-    // Highest first: an op implied by another candidate is an ancestor of a
-    // higher one, so it is already in the set when its turn comes.
+    // Highest first: a candidate implied by another is an ancestor of a
+    // higher one, which is then already kept.
     for (auto it = d.rbegin(); it != d.rend(); ++it) {
-      if (anc[i].test(*it))
+      const uint32_t c = *it;
+      if (llvm::any_of(kept, [&](uint32_t k) { return clocks.before(c, k); }))
         continue;
-      kept.push_back(*it);
-      anc[i] |= anc[*it];
-      anc[i].set(*it);
+      kept.push_back(c);
     }
     d.assign(kept.rbegin(), kept.rend());
+    clocks.add(d);
   }
 }
 
 DepLists dataDeps(const ir::Shape &shape, uint32_t rank, llvm::ArrayRef<ir::Op> ops) {
   const Layout layout(shape, rank);
+  // Per slot: the last writer and the readers since (a list of cells shared
+  // by the runs that got the same readers).
   struct SlotState {
     int64_t writer = -1;
-    llvm::SmallVector<uint32_t, 2> readers;
+    uint32_t readers = 0; ///< head cell, 0 = none
+    bool operator==(const SlotState &o) const {
+      return writer == o.writer && readers == o.readers;
+    }
   };
-  std::vector<SlotState> slots[3];
+  struct Cell {
+    uint32_t op, next;
+  };
+  std::vector<Cell> cells(1, Cell{~0u, 0});
+  SegmentMap<SlotState> maps[3];
   for (uint8_t s = 0; s < 3; ++s)
-    slots[s].resize(layout.spaceSize(s));
+    maps[s].reset(layout.spaceSize(s), SlotState{});
+  struct Run {
+    uint32_t b, e;
+    SlotState st;
+  };
+  std::vector<Run> runs;
+  llvm::DenseMap<uint32_t, uint32_t> consed;
+  llvm::DenseSet<uint32_t> walked;
+  // The runs of `s`'s place (clipped to its space); false when empty.
+  auto collect = [&](const ir::Slots &s) -> SegmentMap<SlotState> * {
+    const Place p = layout.place(s);
+    SegmentMap<SlotState> &m = maps[p.space];
+    runs.clear();
+    const uint32_t e = std::min(p.end, m.size());
+    if (p.begin >= e)
+      return nullptr;
+    m.visit(p.begin, e, [&](uint32_t rb, uint32_t re, const SlotState &st) {
+      runs.push_back({rb, re, st});
+    });
+    return &m;
+  };
   DepLists deps(ops.size());
   for (uint32_t i = 0; i < ops.size(); ++i) {
     const Accesses a = accessesOf(ops[i]);
     auto &d = deps[i];
-    auto each = [&](const ir::Slots &s, auto fn) {
-      Place p = layout.place(s);
-      auto &vec = slots[p.space];
-      for (uint32_t x = p.begin; x < p.end && x < vec.size(); ++x)
-        fn(vec[x]);
-    };
     for (const ir::Slots &r : a.reads)
-      each(r, [&](SlotState &st) {
-        if (st.writer >= 0)
-          d.push_back(uint32_t(st.writer));
-      });
+      if (collect(r))
+        for (const Run &run : runs)
+          if (run.st.writer >= 0)
+            d.push_back(uint32_t(run.st.writer));
+    if (a.write && collect(*a.write)) {
+      walked.clear();
+      for (const Run &run : runs) {
+        if (run.st.writer >= 0)
+          d.push_back(uint32_t(run.st.writer));
+        if (!walked.insert(run.st.readers).second)
+          continue;
+        for (uint32_t c = run.st.readers; c; c = cells[c].next)
+          if (cells[c].op != i)
+            d.push_back(cells[c].op);
+      }
+    }
+    for (const ir::Slots &r : a.reads) {
+      SegmentMap<SlotState> *m = collect(r);
+      if (!m)
+        continue;
+      consed.clear();
+      for (const Run &run : runs) {
+        if (run.st.readers && cells[run.st.readers].op == i)
+          continue;
+        auto [it, fresh] = consed.try_emplace(run.st.readers, 0);
+        if (fresh) {
+          cells.push_back({i, run.st.readers});
+          it->second = static_cast<uint32_t>(cells.size() - 1);
+        }
+        m->assign(run.b, run.e, SlotState{run.st.writer, it->second});
+      }
+    }
     if (a.write)
-      each(*a.write, [&](SlotState &st) {
-        if (st.writer >= 0)
-          d.push_back(uint32_t(st.writer));
-        for (uint32_t r : st.readers)
-          if (r != i)
-            d.push_back(r);
-      });
-    for (const ir::Slots &r : a.reads)
-      each(r, [&](SlotState &st) {
-        if (st.readers.empty() || st.readers.back() != i)
-          st.readers.push_back(i);
-      });
-    if (a.write)
-      each(*a.write, [&](SlotState &st) {
-        st.writer = i;
-        st.readers.clear();
-      });
+      if (SegmentMap<SlotState> *m = collect(*a.write))
+        m->assign(runs.front().b, runs.back().e, SlotState{int64_t(i), 0});
   }
   reduceTransitively(deps);
   return deps;

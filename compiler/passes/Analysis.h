@@ -15,9 +15,9 @@
 #ifndef COLLC_COMPILER_PASSES_ANALYSIS_H
 #define COLLC_COMPILER_PASSES_ANALYSIS_H
 
+#include "compiler/Clocks.h"
 #include "ir/Plan.h"
 
-#include "llvm/ADT/BitVector.h"
 #include "llvm/ADT/SmallVector.h"
 
 #include <optional>
@@ -83,26 +83,30 @@ DepLists explicitDeps(llvm::ArrayRef<ir::Op> ops);
 /// when that changed any op.
 bool writeDeps(llvm::MutableArrayRef<ir::Op> ops, const DepLists &deps);
 
-/// Ancestor sets of a program's DAG.
+/// Ancestry in a program's DAG (vector clocks, compiler/Clocks.h).
 class Ancestry {
 public:
   explicit Ancestry(const DepLists &deps);
   /// True when a is a strict ancestor of b (a path a → ... → b exists).
-  bool before(uint32_t a, uint32_t b) const { return a < b && anc_[b].test(a); }
+  bool before(uint32_t a, uint32_t b) const { return clocks_.before(a, b); }
 
 private:
-  std::vector<llvm::BitVector> anc_;
+  Clocks clocks_;
 };
 
 /// Drops every edge implied by others (keeps reachability, so it never
 /// changes what a plan means or how it runs). Sorts and deduplicates first.
+/// Each op's list is reduced against the ancestry of the ops before it,
+/// highest predecessor first: O(edges · kept · log) rather than O(ops²).
 void reduceTransitively(DepLists &deps);
 
 /// The data dependencies of `ops` in listing order: each op depends on the
 /// last earlier op that writes a place it reads (read after write), on the
 /// last writer and the readers since of each place it writes (write after
 /// write, write after read), in rank `rank`'s layout; transitively reduced.
-/// For a race-free program this is implied by its own dependencies.
+/// For a race-free program this is implied by its own dependencies. Slot
+/// state is kept as runs of slots (compiler/SegmentMap.h), so a range op
+/// costs O(log runs + runs it covers), not O(slots).
 DepLists dataDeps(const ir::Shape &shape, uint32_t rank, llvm::ArrayRef<ir::Op> ops);
 
 /// Deletes the ops with keep[i] false. An op that depended on a deleted op

@@ -40,30 +40,102 @@ namespace collc::compiler {
 
 namespace {
 
+/// The ops accessing each part of one space: the space cut at every end of
+/// an access into elementary segments, each with the ops touching it in
+/// listing order (an op may be listed twice). Costs O(accesses · segments
+/// each covers), not O(slots): a range op is one entry per segment.
+class AccessIndex {
+public:
+  void note(const Place &p, uint32_t op) {
+    if (p.begin < p.end)
+      entries_.push_back({p.begin, p.end, op});
+  }
+  /// Builds the index; no note() after it. `size` clips the accesses.
+  void finish(uint32_t size) {
+    for (Entry &e : entries_)
+      e.end = std::min(e.end, size);
+    llvm::erase_if(entries_, [](const Entry &e) { return e.begin >= e.end; });
+    for (const Entry &e : entries_) {
+      bounds_.push_back(e.begin);
+      bounds_.push_back(e.end);
+    }
+    llvm::sort(bounds_);
+    bounds_.erase(std::unique(bounds_.begin(), bounds_.end()), bounds_.end());
+    if (bounds_.empty())
+      return;
+    start_.assign(bounds_.size(), 0);
+    auto segs = [&](const Entry &e) {
+      return std::make_pair(segment(e.begin), segment(e.end));
+    };
+    for (const Entry &e : entries_) {
+      auto [a, b] = segs(e);
+      for (size_t k = a; k < b; ++k)
+        ++start_[k + 1];
+    }
+    for (size_t k = 1; k < start_.size(); ++k)
+      start_[k] += start_[k - 1];
+    ops_.resize(start_.back());
+    std::vector<uint32_t> fill(start_.begin(), start_.end() - 1);
+    for (const Entry &e : entries_) {
+      auto [a, b] = segs(e);
+      for (size_t k = a; k < b; ++k)
+        ops_[fill[k]++] = e.op;
+    }
+    entries_.clear();
+    entries_.shrink_to_fit();
+  }
+  /// Calls fn(op) for every op touching [b, e), possibly more than once;
+  /// stops when fn returns false.
+  template <typename Fn> bool forEach(uint32_t b, uint32_t e, Fn fn) const {
+    if (bounds_.empty() || b >= e)
+      return true;
+    size_t k = size_t(std::upper_bound(bounds_.begin(), bounds_.end(), b) - bounds_.begin());
+    k = k == 0 ? 0 : k - 1;
+    for (; k + 1 < bounds_.size() && bounds_[k] < e; ++k) {
+      if (bounds_[k + 1] <= b)
+        continue;
+      for (uint32_t x = start_[k]; x < start_[k + 1]; ++x)
+        if (!fn(ops_[x]))
+          return false;
+    }
+    return true;
+  }
+
+private:
+  struct Entry {
+    uint32_t begin, end, op;
+  };
+  /// The index of the segment starting at bound x (x is a bound).
+  size_t segment(uint32_t x) const {
+    return size_t(std::lower_bound(bounds_.begin(), bounds_.end(), x) - bounds_.begin());
+  }
+  std::vector<Entry> entries_;
+  std::vector<uint32_t> bounds_; ///< segment k is [bounds_[k], bounds_[k+1])
+  std::vector<uint32_t> start_;  ///< segment k's ops are ops_[start_[k] .. start_[k+1])
+  std::vector<uint32_t> ops_;
+};
+
 /// One rank's program and the facts the rewrites consult.
 struct RankView {
   RankView(const ir::Plan &plan, uint32_t rank)
       : shape(plan.shape), rank(rank), ops(plan.programs[rank].ops),
         deps(explicitDeps(ops)), anc(deps), layout(plan.shape, rank) {
-    for (uint8_t sp = 0; sp < 3; ++sp) {
-      writers[sp].resize(layout.spaceSize(sp));
-      touchers[sp].resize(layout.spaceSize(sp));
-    }
     acc.reserve(ops.size());
     for (uint32_t j = 0; j < ops.size(); ++j) {
       acc.push_back(accessesOf(ops[j]));
-      auto note = [&](const Place &pl, std::vector<std::vector<uint32_t>> &lists) {
-        for (uint32_t c = pl.begin; c < pl.end && c < lists.size(); ++c)
-          if (lists[c].empty() || lists[c].back() != j)
-            lists[c].push_back(j);
-      };
-      for (const ir::Slots &r : acc[j].reads)
-        note(layout.place(r), touchers[layout.place(r).space]);
+      for (const ir::Slots &r : acc[j].reads) {
+        const Place pl = layout.place(r);
+        touchers[pl.space].note(pl, j);
+      }
       if (acc[j].write) {
         const Place w = layout.place(*acc[j].write);
-        note(w, touchers[w.space]);
-        note(w, writers[w.space]);
+        touchers[w.space].note(w, j);
+        writers[w.space].note(w, j);
       }
+    }
+    for (uint8_t sp = 0; sp < 3; ++sp) {
+      writers[sp].finish(layout.spaceSize(sp));
+      touchers[sp].finish(layout.spaceSize(sp));
     }
   }
 
@@ -74,18 +146,13 @@ struct RankView {
   Ancestry anc;
   Layout layout;
   std::vector<Accesses> acc; ///< per op
-  /// Per space and slot, in listing order: the ops writing / touching it.
-  std::vector<std::vector<uint32_t>> writers[3], touchers[3];
+  /// Per space: the ops writing / touching each part of it.
+  AccessIndex writers[3], touchers[3];
 
   /// Calls fn(j) for every op j that writes (or, with !writersOnly, touches)
   /// a slot of `p`, possibly more than once; stops when fn returns false.
   template <typename Fn> bool forEachAccess(const Place &p, bool writersOnly, Fn fn) const {
-    const auto &lists = writersOnly ? writers[p.space] : touchers[p.space];
-    for (uint32_t c = p.begin; c < p.end && c < lists.size(); ++c)
-      for (uint32_t j : lists[c])
-        if (!fn(j))
-          return false;
-    return true;
+    return (writersOnly ? writers[p.space] : touchers[p.space]).forEach(p.begin, p.end, fn);
   }
   /// The op that last wrote all of `x` before op `at`, if one op wrote
   /// exactly `x` and nothing overwrote part of it since.

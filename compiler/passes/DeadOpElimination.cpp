@@ -7,7 +7,8 @@
 // Messages go as pairs: a send is removed exactly when its receive is, so the
 // k-th/k-th matching of every channel still pairs the same messages.
 //
-// Algorithm: reaching definitions per rank in listing order (with `in` and
+// Algorithm: reaching definitions per rank in listing order, kept as runs of
+// slots with one last writer (compiler/SegmentMap.h; with `in` and
 // `out` separate — in a proven in-place plan no op reads `in` after `out`
 // was written there), then a worklist from the last writers of required out
 // slots: a live op makes the writers of what it reads live, and a live
@@ -15,6 +16,7 @@
 // and messages whose both ends go, so a deadlock-free plan stays so.
 // A message end without a partner (a plan that does not verify) is kept, and
 // so is everything it reads.
+#include "compiler/SegmentMap.h"
 #include "compiler/passes/Analysis.h"
 #include "compiler/passes/Pass.h"
 
@@ -47,29 +49,36 @@ bool DeadOpElimination::run(ir::Plan &plan) {
     const auto &ops = plan.programs[r].ops;
     writers[r].resize(ops.size());
     live[r].assign(ops.size(), 0);
-    std::array<std::vector<int64_t>, 3> last;
+    // Per buffer, runs of slots with the same last writer (-1: none).
+    std::array<SegmentMap<int64_t>, 3> last;
     for (ir::Buffer b : {ir::Buffer::In, ir::Buffer::Out, ir::Buffer::Tmp})
-      last[int(b)].assign(ir::bufferSlots(plan.shape, r, b).value_or(0), -1);
+      last[int(b)].reset(ir::bufferSlots(plan.shape, r, b).value_or(0), -1);
+    auto clip = [&](const ir::Slots &s) {
+      return std::min(s.end(), last[int(s.buf)].size());
+    };
     for (uint32_t i = 0; i < ops.size(); ++i) {
       const Accesses a = accessesOf(ops[i]);
       auto &w = writers[r][i];
       for (const ir::Slots &s : a.reads)
-        for (uint32_t x = s.chunk; x < s.end() && x < last[int(s.buf)].size(); ++x)
-          if (last[int(s.buf)][x] >= 0)
-            w.push_back(uint32_t(last[int(s.buf)][x]));
+        if (s.chunk < clip(s))
+          last[int(s.buf)].visit(s.chunk, clip(s), [&](uint32_t, uint32_t, int64_t x) {
+            if (x >= 0)
+              w.push_back(uint32_t(x));
+          });
       llvm::sort(w);
       w.erase(std::unique(w.begin(), w.end()), w.end());
-      if (a.write)
-        for (uint32_t x = a.write->chunk; x < a.write->end() && x < last[int(a.write->buf)].size();
-             ++x)
-          last[int(a.write->buf)][x] = i;
+      if (a.write && a.write->chunk < clip(*a.write))
+        last[int(a.write->buf)].assign(a.write->chunk, clip(*a.write), int64_t(i));
       if (ir::isMessage(ops[i].kind) && !msgs.partner(r, i))
         mark(r, i);
     }
-    if (ir::outRequired(plan.shape, r))
-      for (int64_t w : last[int(ir::Buffer::Out)])
-        if (w >= 0)
-          mark(r, uint32_t(w));
+    if (ir::outRequired(plan.shape, r)) {
+      const SegmentMap<int64_t> &out = last[int(ir::Buffer::Out)];
+      out.visit(0, out.size(), [&](uint32_t, uint32_t, int64_t x) {
+        if (x >= 0)
+          mark(r, uint32_t(x));
+      });
+    }
   }
   while (!work.empty()) {
     const MsgEnd e = work.back();

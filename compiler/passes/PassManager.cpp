@@ -24,13 +24,15 @@ std::string failure(llvm::StringRef what, const VerifyResult &r) {
 
 llvm::Error PassManager::run(ir::Plan &plan) {
   VerifyOptions vo;
+  std::optional<VerifyResult> last;
   if (opts_.verifyEach) {
-    VerifyResult r = verify(plan, vo);
+    VerifyResult r = opts_.inputProof ? *opts_.inputProof : verify(plan, vo);
     if (!r.proven())
       return llvm::createStringError(llvm::inconvertibleErrorCode(),
                                      failure("the input plan does not verify", r));
     // Keep what the input guarantees: identical results stay identical.
     vo.requireIdentical = r.stats.identical;
+    last = std::move(r);
   }
   for (const std::unique_ptr<Pass> &pass : passes_) {
     ir::Plan before = opts_.verifyEach ? plan : ir::Plan{};
@@ -52,7 +54,10 @@ llvm::Error PassManager::run(ir::Plan &plan) {
                       .str(),
                   r));
     }
+    last = std::move(r);
   }
+  if (opts_.resultProof)
+    *opts_.resultProof = std::move(last);
   return llvm::Error::success();
 }
 

@@ -14,6 +14,7 @@
 #include "llvm/Support/Error.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <optional>
 #include <vector>
 
 namespace collc::compiler {
@@ -24,6 +25,13 @@ struct PassManagerOptions {
   /// When set, print the plan (format v1) after every pass that changed it,
   /// preceded by `# *** after <pass> ***`.
   llvm::raw_ostream *printAfterAll = nullptr;
+  /// With verifyEach: the caller's verify(plan) of the input (default
+  /// options), so the input is not proven twice. Precondition: it is the
+  /// verification of exactly this plan.
+  const VerifyResult *inputProof = nullptr;
+  /// With verifyEach: receives the verification of the result (the input's
+  /// when no pass changed it), so the caller need not prove it again.
+  std::optional<VerifyResult> *resultProof = nullptr;
 };
 
 /// An ordered list of passes.

@@ -107,11 +107,16 @@ llvm::Expected<ir::Plan> optimize(ir::Plan plan, const PipelineOptions &opts) {
   llvm::Expected<std::vector<std::string>> names = pipelineFor(opts);
   if (!names)
     return names.takeError();
-  if (names->empty()) // -O0: the plan as it is, not even verified
+  if (names->empty()) { // -O0: the plan as it is, not even verified
+    if (opts.resultProof && opts.inputProof)
+      *opts.resultProof = *opts.inputProof;
     return plan;
+  }
   PassManagerOptions pmo;
   pmo.verifyEach = opts.verifyEach;
   pmo.printAfterAll = opts.printAfterAll;
+  pmo.inputProof = opts.inputProof;
+  pmo.resultProof = opts.resultProof;
   PassManager pm(pmo);
   for (const std::string &n : *names)
     pm.add(createPass(n, opts));

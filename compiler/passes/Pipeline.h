@@ -20,11 +20,13 @@
 #ifndef COLLC_COMPILER_PASSES_PIPELINE_H
 #define COLLC_COMPILER_PASSES_PIPELINE_H
 
+#include "compiler/Verifier.h"
 #include "compiler/passes/Pass.h"
 
 #include "llvm/Support/Error.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -43,6 +45,11 @@ struct PipelineOptions {
   /// 4 when `pipeline` is named in `passes`), 1 = off, k >= 2 = k segments
   /// (at -O2 or when named).
   unsigned pipelineSegments = 0;
+  /// With verifyEach: the caller's verify(plan) of the input and where the
+  /// verification of the result goes (PassManagerOptions), so a caller that
+  /// proves the input and the output does not repeat the pipeline's proofs.
+  const VerifyResult *inputProof = nullptr;
+  std::optional<VerifyResult> *resultProof = nullptr;
 };
 
 /// A pass that `passes` may name.

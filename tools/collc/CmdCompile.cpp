@@ -48,8 +48,9 @@ int runCompile() {
     return reportReadError(plan.takeError());
   const llvm::StringRef inName = input == "-" ? llvm::StringRef("<stdin>") : input;
 
+  compiler::VerifyResult result;
   if (!noVerify) {
-    compiler::VerifyResult result = compiler::verify(*plan);
+    result = compiler::verify(*plan);
     if (!result.proven()) {
       printDiagnostics(result.diagnostics, module ? &*module : nullptr, used, llvm::errs());
       const size_t n = result.diagnostics.size() + result.dropped;
@@ -64,6 +65,13 @@ int runCompile() {
   // (--no-verify-each skips that; --no-verify runs the passes unchecked).
   if (noVerify)
     opts->verifyEach = false;
+  // The input is proven above, and the pipeline's last proof is the first
+  // of proveStrongest's: neither is repeated.
+  std::optional<compiler::VerifyResult> lastProof;
+  if (!noVerify) {
+    opts->inputProof = &result;
+    opts->resultProof = &lastProof;
+  }
   llvm::Expected<ir::Plan> optimized = compiler::optimize(std::move(*plan), *opts);
   if (!optimized) {
     llvm::errs() << "collc: " << llvm::toString(optimized.takeError()) << '\n';
@@ -76,7 +84,8 @@ int runCompile() {
   rt::Proof proof;
   compiler::PlanStats planStats;
   if (!noVerify) {
-    compiler::Proven proven = compiler::proveStrongest(*plan);
+    compiler::Proven proven =
+        compiler::proveStrongest(*plan, {}, lastProof ? &*lastProof : nullptr);
     if (!proven.result.proven()) { // the pass manager proved it: cannot happen
       llvm::errs() << "collc: internal error: the optimized plan does not verify\n";
       return Refused;
