@@ -84,6 +84,7 @@ const Usage usages[] = {
     {"disasm", "collc disasm FILE.cplan [-o FILE.yaml]"},
     {"bundle", "collc bundle FILE.cplan[@MIN-MAX]... -o FILE.cbundle | --list FILE.cbundle | "
                "--extract FILE.cbundle [--entry N] -o DIR|FILE"},
+    {"draw", "collc draw PLAN|FILE.calgo|ALG [--ranks P ...] -o FILE.svg|FILE.html"},
 };
 
 /// The overview `--help` prints: every command for `collc --help`, the
@@ -124,6 +125,7 @@ int main(int argc, char **argv) {
       {&DisasmCommand(), runDisasm},
       {&BundleCommand(), runBundle},
       {&OptCommand(), runOpt},
+      {&DrawCommand(), runDraw},
   };
   llvm::cl::SetVersionPrinter(
       [](llvm::raw_ostream &os) {
