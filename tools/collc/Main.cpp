@@ -85,6 +85,8 @@ const Usage usages[] = {
     {"bundle", "collc bundle FILE.cplan[@MIN-MAX]... -o FILE.cbundle | --list FILE.cbundle | "
                "--extract FILE.cbundle [--entry N] -o DIR|FILE"},
     {"draw", "collc draw PLAN|FILE.calgo|ALG [--ranks P ...] -o FILE.svg|FILE.html"},
+    {"explain", "collc explain [--collective C] [--ranks A..B] [--sizes MIN..MAX] "
+                "-o FILE.svg|FILE.html"},
 };
 
 /// The overview `--help` prints: every command for `collc --help`, the
@@ -126,6 +128,7 @@ int main(int argc, char **argv) {
       {&BundleCommand(), runBundle},
       {&OptCommand(), runOpt},
       {&DrawCommand(), runDraw},
+      {&ExplainCommand(), runExplain},
   };
   llvm::cl::SetVersionPrinter(
       [](llvm::raw_ostream &os) {
