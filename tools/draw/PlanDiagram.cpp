@@ -129,7 +129,7 @@ void header(llvm::raw_ostream &os, double width, double height, llvm::StringRef 
         ".lbl{font-size:10px;fill:#111827;paint-order:stroke;stroke:#ffffff;stroke-width:3px}\n"
         ".val{font-size:9px;fill:#7c2d12}\n"
         ".note{font-size:10px;font-weight:bold;fill:#991b1b}\n"
-        ".lane line{stroke:"
+        ".lane line{shape-rendering:crispEdges;stroke:"
      << laneColor
      << ";stroke-width:1}\n"
         ".lane text,.legend text{font-size:11px;fill:#374151}\n"
@@ -242,7 +242,9 @@ void detailed(llvm::raw_ostream &os, const ir::Plan &plan, const Timeline &t,
   const auto contents = computeContents(plan, t, messages);
   Canvas c;
   c.lanes = std::max(1u, p);
-  c.laneH = p <= 16 ? 48 : p <= 32 ? 32 : 22;
+  // Room between lanes for a value label under each box and, below it, the
+  // labels of the arrows at their midpoints.
+  c.laneH = p <= 16 ? 56 : p <= 32 ? 32 : 22;
   c.unitW = unitWidth(t);
   const bool labels = c.laneH >= 32 && c.unitW >= 30;
   const double right = c.x(std::max(1.0, t.span)) + 16;
@@ -322,9 +324,9 @@ void detailed(llvm::raw_ostream &os, const ir::Plan &plan, const Timeline &t,
          << "\" y2=\"" << num(y2) << "\" marker-end=\"url(#" << (crit ? "arrow-crit" : "arrow")
          << ")\"/>";
       if (labels && !chunks.empty())
-        // A third of the way: clear of the receive's value label.
-        os << "<text class=\"lbl\" x=\"" << num(x1 + (x2 - x1) / 3 + 4) << "\" y=\""
-           << num(y1 + (y2 - y1) / 3 + 4) << "\">" << escapeXml(chunks) << "</text>";
+        // Beside the midpoint, below the value labels of the lane above.
+        os << "<text class=\"lbl\" x=\"" << num((x1 + x2) / 2 + 4) << "\" y=\""
+           << num((y1 + y2) / 2 + 4) << "\">" << escapeXml(chunks) << "</text>";
       os << "</g>\n";
     }
 
