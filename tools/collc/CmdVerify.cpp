@@ -276,8 +276,12 @@ int runVerify() {
     return verifyBinary(name, llvm::ArrayRef<uint8_t>(
                                   reinterpret_cast<const uint8_t *>(data.data()), data.size()));
   llvm::Expected<ir::Plan> plan = ir::parsePlan(data, name);
-  if (!plan)
-    return reportUnreadable(plan.takeError());
+  if (!plan) {
+    const int code = reportUnreadable(plan.takeError());
+    if (!drawTo.empty())
+      llvm::errs() << "collc: --draw: nothing drawn, the plan could not be read\n";
+    return code;
+  }
   return verifyAndReport(*plan, optionsFromFlags(), llvm::outs()) ? Success : Refused;
 }
 
