@@ -4,7 +4,8 @@ the collective has one; every fourth picture as HTML) and checks each picture
 with a real XML parser: well-formed, an <svg> root (or one inside the HTML
 page), one lane per rank, ops numbered 0..n-1 on each rank (as many as the plan
 has, counted from `collc gen` at p = 2, 5 and 16), every arrow between two
-drawn ops, a format-v1 hover text on every op. A p that the algorithm's
+drawn ops, a format-v1 hover text on every op, and no HTML page fetching
+anything (no src, href, @import or http URL). A p that the algorithm's
 `require` refuses must be refused with that reason. Then two plans above 64
 ranks must come out summarized. Prints one line per problem ("BAD: ...") and a
 count.
@@ -12,6 +13,7 @@ count.
 usage: draw-library.py COLLC WORKDIR
 """
 import os
+import re
 import subprocess
 import sys
 import xml.etree.ElementTree as ET
@@ -48,6 +50,11 @@ def main(collc, work):
                         bad.append(f"{what}: exit {res.returncode}: {res.stderr.strip()}")
                     continue
                 drawn += 1
+                if html:
+                    # Self-contained: nothing fetched (the only URIs are XML namespaces).
+                    text = open(out, encoding="utf-8").read()
+                    if re.search(r"\b(src|href)\s*=|@import|https?://(?!www\.w3\.org/)", text):
+                        bad.append(f"{what}: the HTML page refers to something outside it")
                 try:
                     svg = svg_root(out)
                 except ET.ParseError as e:
