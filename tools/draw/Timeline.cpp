@@ -12,12 +12,14 @@ std::vector<OpRef> Timeline::criticalPath() const {
     for (uint32_t i = 0; i < times[r].size(); ++i)
       if (!times[r][i].stuck && (!last || times[r][i].end > at(*last).end))
         last = OpRef{r, i};
+  size_t ops = 0;
+  for (const auto &rank : times)
+    ops += rank.size();
   std::vector<OpRef> path;
-  for (std::optional<OpRef> cur = last; cur; cur = at(*cur).binding) {
+  // A binding ends before its op starts, so a chain longer than `ops` links
+  // can only be a cycle in a timeline given from outside: stop there.
+  for (std::optional<OpRef> cur = last; cur && path.size() <= ops; cur = at(*cur).binding)
     path.push_back(*cur);
-    if (path.size() > times.size() * 1024 + 1024) // a cycle of bindings: our bug
-      break;
-  }
   std::reverse(path.begin(), path.end());
   return path;
 }
