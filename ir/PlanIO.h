@@ -49,6 +49,10 @@ llvm::Expected<Plan> parsePlan(llvm::StringRef text, llvm::StringRef fileName);
 /// Reads and parses a file; "-" reads standard input.
 llvm::Expected<Plan> readPlanFile(llvm::StringRef path);
 
+/// Writes one op as the canonical flow mapping of its line in a plan:
+/// `{step: 1, op: send, to: 1, buf: out, chunk: 0}`.
+void printOp(const Op &op, llvm::raw_ostream &os);
+
 /// Writes the canonical text of `plan`.
 void printPlan(const Plan &plan, llvm::raw_ostream &os);
 std::string printPlan(const Plan &plan);

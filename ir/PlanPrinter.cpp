@@ -44,6 +44,8 @@ void printScalar(llvm::StringRef s, llvm::raw_ostream &os) {
   os << '"';
 }
 
+} // namespace
+
 void printOp(const Op &op, llvm::raw_ostream &os) {
   os << '{';
   switch (op.deps) {
@@ -81,7 +83,6 @@ void printOp(const Op &op, llvm::raw_ostream &os) {
   os << '}';
 }
 
-} // namespace
 
 void printPlan(const Plan &plan, llvm::raw_ostream &os) {
   const Shape &s = plan.shape;

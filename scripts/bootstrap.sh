@@ -8,7 +8,7 @@ BUILD="${BUILD:-$ROOT/build}"
 JOBS="${JOBS:-$(nproc)}"
 
 collc_packages=(cmake ninja-build g++ python3 llvm-14-dev llvm-14-tools libyaml-cpp-dev
-                libopenmpi-dev openmpi-bin libgtest-dev libbenchmark-dev)
+                libopenmpi-dev openmpi-bin libgtest-dev libbenchmark-dev chromium)
 
 collc_install_missing() {
   local missing=() p

@@ -17,14 +17,14 @@ cl::opt<std::string> ranks("ranks",
                                     "both included)"),
                            cl::value_desc("P"), cl::sub(GenCommand()), cl::sub(VerifyCommand()),
                            cl::sub(CompileCommand()), cl::sub(OptCommand()),
-                           cl::sub(SimulateCommand()), cl::cat(category()));
+                           cl::sub(SimulateCommand()), cl::sub(DrawCommand()), cl::cat(category()));
 cl::opt<unsigned> root("root", cl::desc("Root rank (reduce; default 0)"), cl::value_desc("R"),
                        cl::init(0), cl::sub(GenCommand()), cl::sub(VerifyCommand()),
-                       cl::sub(CompileCommand()), cl::sub(OptCommand()), cl::sub(SimulateCommand()), cl::cat(category()));
+                       cl::sub(CompileCommand()), cl::sub(OptCommand()), cl::sub(SimulateCommand()), cl::sub(DrawCommand()), cl::cat(category()));
 cl::list<std::string> sets("set", cl::desc("Give an algorithm's parameter a value"),
                            cl::value_desc("NAME=VALUE"), cl::sub(GenCommand()),
                            cl::sub(VerifyCommand()), cl::sub(CompileCommand()),
-                           cl::sub(OptCommand()), cl::sub(SimulateCommand()), cl::cat(category()));
+                           cl::sub(OptCommand()), cl::sub(SimulateCommand()), cl::sub(DrawCommand()), cl::cat(category()));
 
 llvm::Error misuse(const llvm::Twine &message) {
   return llvm::createStringError(llvm::inconvertibleErrorCode(), message.str());

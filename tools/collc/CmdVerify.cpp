@@ -1,6 +1,7 @@
 // tools/collc/CmdVerify.cpp: `collc verify` — prove a plan or an algorithm, or say why not.
 #include "tools/collc/AlgorithmFlags.h"
 #include "tools/collc/Commands.h"
+#include "tools/collc/DrawVerdict.h"
 
 #include "compiler/Disasm.h"
 #include "compiler/Verifier.h"
@@ -47,6 +48,11 @@ cl::opt<bool> stats("stats",
 cl::opt<std::string> roots("roots",
                            cl::desc("Roots to prove an algorithm for: 'all' (default: --root)"),
                            cl::value_desc("all"), cl::sub(VerifyCommand()), cl::cat(category()));
+cl::opt<std::string> drawTo("draw",
+                            cl::desc("Also draw the plan (.svg or .html), marking the op the "
+                                     "first diagnostic names (of an algorithm: the first p "
+                                     "that fails, else the last)"),
+                            cl::value_desc("FILE"), cl::sub(VerifyCommand()), cl::cat(category()));
 } // namespace
 
 namespace {
@@ -91,6 +97,8 @@ bool verifyAndReport(const ir::Plan &plan, compiler::VerifyOptions opts,
   }
   if (stats)
     compiler::printStats(result.stats, os);
+  if (!drawTo.empty())
+    drawVerdict(plan, result, drawTo);
   return result.proven();
 }
 
@@ -125,6 +133,9 @@ int verifyBinary(llvm::StringRef name, llvm::ArrayRef<uint8_t> bytes) {
     }
     return verifyCompiled(*plan, proof, os) ? Success : Refused;
   }
+  if (!drawTo.empty())
+    return reportMisuse(llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                                "--draw takes one plan, not a bundle"));
   rt::Bundle b;
   if (rt::Status st = rt::readBundle(span, b); !st.ok()) {
     llvm::errs() << "collc: " << name << ": " << st.message() << '\n';
@@ -212,6 +223,9 @@ int verifyAlgorithm() {
                             result.stats.ops, result.stats.messages, result.stats.chunksMoved,
                             result.stats.scratch, result.stats.criticalPath,
                             result.stats.identical ? "yes" : "no");
+      if (!result.proven() || (!drawTo.empty() && p == range->second && root == lastRoot))
+        if (!drawTo.empty())
+          drawVerdict(*plan, result, drawTo);
       if (!result.proven()) {
         printDiagnostics(result.diagnostics, &*m, o, os);
         printDisproved(result, os);
@@ -240,6 +254,9 @@ int verifyAlgorithm() {
 } // namespace
 
 int runVerify() {
+  if (!drawTo.empty())
+    if (llvm::Error e = checkDrawPath(drawTo))
+      return reportMisuse(std::move(e));
   if (isAlgorithmFile(input))
     return verifyAlgorithm();
   if (!roots.empty())
@@ -259,8 +276,12 @@ int runVerify() {
     return verifyBinary(name, llvm::ArrayRef<uint8_t>(
                                   reinterpret_cast<const uint8_t *>(data.data()), data.size()));
   llvm::Expected<ir::Plan> plan = ir::parsePlan(data, name);
-  if (!plan)
-    return reportUnreadable(plan.takeError());
+  if (!plan) {
+    const int code = reportUnreadable(plan.takeError());
+    if (!drawTo.empty())
+      llvm::errs() << "collc: --draw: nothing drawn, the plan could not be read\n";
+    return code;
+  }
   return verifyAndReport(*plan, optionsFromFlags(), llvm::outs()) ? Success : Refused;
 }
 

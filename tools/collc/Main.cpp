@@ -87,6 +87,9 @@ const Usage usages[] = {
     {"calibrate", "mpirun -np P collc calibrate [-o FILE.yaml] [--max-bytes N] [--name NAME]"},
     {"bundle", "collc bundle FILE.cplan[@MIN-MAX]... -o FILE.cbundle | --list FILE.cbundle | "
                "--extract FILE.cbundle [--entry N] -o DIR|FILE"},
+    {"draw", "collc draw PLAN|FILE.calgo|ALG [--ranks P ...] -o FILE.svg|FILE.html"},
+    {"explain", "collc explain [--collective C] [--ranks A..B] [--sizes MIN..MAX] "
+                "-o FILE.svg|FILE.html"},
 };
 
 /// The overview `--help` prints: every command for `collc --help`, the
@@ -129,6 +132,8 @@ int main(int argc, char **argv) {
       {&OptCommand(), runOpt},
       {&SimulateCommand(), runSimulate},
       {&CalibrateCommand(), runCalibrate},
+      {&DrawCommand(), runDraw},
+      {&ExplainCommand(), runExplain},
   };
   llvm::cl::SetVersionPrinter(
       [](llvm::raw_ostream &os) {
