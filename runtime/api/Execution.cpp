@@ -144,6 +144,32 @@ void shmFallback(MPI_Comm comm, const std::string &why) {
                warn ? "warning: " : "", rank, size, why.c_str());
 }
 
+/// The region's geometry: COLLC_SHM_SEGMENT (bytes per segment, 4K..16M, a
+/// multiple of 64; suffixes K and M) overrides the default. Only the node's
+/// first rank's value counts (the others read the region's header).
+ShmConfig shmConfig() {
+  ShmConfig c;
+  const char *v = std::getenv("COLLC_SHM_SEGMENT");
+  if (!v || !*v)
+    return c;
+  char *end = nullptr;
+  unsigned long long b = std::strtoull(v, &end, 10);
+  if (end && (*end == 'K' || *end == 'k'))
+    b <<= 10, ++end;
+  else if (end && (*end == 'M' || *end == 'm'))
+    b <<= 20, ++end;
+  if (end == v || *end || b < 4096 || b > (16u << 20) || b % 64) {
+    static std::once_flag warned;
+    std::call_once(warned, [v] {
+      std::fprintf(stderr, "collc: warning: COLLC_SHM_SEGMENT='%s' is not a size from 4K to 16M "
+                           "in multiples of 64 bytes; using 32K\n", v);
+    });
+    return c;
+  }
+  c.slotBytes = uint32_t(b);
+  return c;
+}
+
 Status commState(MPI_Comm comm, CommState *&out) {
   if (CommState *last = lastCommState(comm)) {
     out = last;
@@ -176,7 +202,7 @@ Status commState(MPI_Comm comm, CommState *&out) {
     s->tagUb = *ub;
   if (currentTransport() != COLLC_TRANSPORT_MPI) {
     ShmSetup setup;
-    if (Status st = setupShmNode(s->dup, ShmConfig{}, setup); !st.ok()) {
+    if (Status st = setupShmNode(s->dup, shmConfig(), setup); !st.ok()) {
       MPI_Comm_free(&s->dup);
       return st;
     }

@@ -2,6 +2,7 @@
 #include "runtime/shm/ShmChannels.h"
 
 #include <sched.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cstring>
@@ -17,8 +18,14 @@ constexpr size_t kHeaderBytes = 4096;
 constexpr size_t kLine = 64;
 /// Counters start here, so that every run crosses the 2^32 wrap early.
 constexpr uint32_t kSeqStart = 0xfffffff0u;
-/// Idle polls before a blocked rank starts yielding its core.
-constexpr int kSpinsBeforeYield = 64;
+/// Idle polls before a blocked rank starts yielding its core: few when the
+/// node has more of our ranks than cores (the peer it waits for may need
+/// this core), many otherwise (a yield on a busy machine can cost a whole
+/// time slice, far more than the wait).
+int spinsBeforeYield(uint32_t localRanks) {
+  const long cores = sysconf(_SC_NPROCESSORS_ONLN);
+  return cores > 0 && long(localRanks) > cores ? 64 : 1 << 14;
+}
 
 struct RegionHeader {
   uint64_t magic;
@@ -37,6 +44,11 @@ struct SegHeader {
   uint32_t pad;
   uint64_t offset, bytes;
 };
+/// Where a slot's payload starts: 32 bytes in, so that a short payload
+/// shares the header's cache line (one line moves for an 8-byte message),
+/// and 16-byte aligned for every element type.
+constexpr size_t kPayload = 32;
+static_assert(sizeof(SegHeader) <= kPayload);
 
 size_t roundUp(size_t x, size_t a) { return (x + a - 1) / a * a; }
 
@@ -111,7 +123,8 @@ Status checkRegion(const void *region, size_t bytes, uint32_t localRanks, ShmCon
 ShmEndpoint::ShmEndpoint(void *region, uint32_t self, uint32_t localRanks,
                          const ShmConfig &config)
     : region_(static_cast<char *>(region)), self_(self), localRanks_(localRanks),
-      config_(config), channelBytes_(channelBytesOf(config)), peers_(localRanks) {}
+      config_(config), channelBytes_(channelBytesOf(config)),
+      spinsBeforeYield_(spinsBeforeYield(localRanks)), peers_(localRanks) {}
 
 ShmEndpoint::Channel &ShmEndpoint::channel(uint32_t from, uint32_t to) const {
   return *std::launder(reinterpret_cast<Channel *>(
@@ -169,7 +182,7 @@ void ShmEndpoint::stream(uint32_t q) {
       const uint64_t seg = std::min(s.bytes - s.done, maxSeg);
       new (at) SegHeader{s.tag, 0, s.done, seg};
       if (seg)
-        std::memcpy(at + kLine, s.data + s.done, seg);
+        std::memcpy(at + kPayload, s.data + s.done, seg);
       s.done += seg;
       c.dataHead.store(++head, std::memory_order_release);
     } while (s.done < s.bytes);
@@ -197,10 +210,10 @@ void ShmEndpoint::consume(uint32_t q) {
     RecvOp &r = *it;
     if (r.data) {
       if (h.bytes)
-        std::memcpy(r.data + h.offset, at + kLine, h.bytes);
+        std::memcpy(r.data + h.offset, at + kPayload, h.bytes);
     } else if (h.bytes) {
       const size_t e = r.owner->elemSize_;
-      r.owner->sink_.fn(r.owner->sink_.ctx, r.id, at + kLine, h.offset / e, h.bytes / e);
+      r.owner->sink_.fn(r.owner->sink_.ctx, r.id, at + kPayload, h.offset / e, h.bytes / e);
     }
     r.done += h.bytes;
     c.dataTail.store(++tail, std::memory_order_release);
@@ -372,7 +385,7 @@ Status ShmTransport::poll(bool block, std::vector<uint32_t> &completed) {
       COLLC_RT_TRY(remote_->poll(false, completed));
     if (!block || completed.size() != before)
       return Status::success();
-    if (idle >= kSpinsBeforeYield)
+    if (idle >= ep_.spinsBeforeYield_)
       sched_yield();
   }
 }

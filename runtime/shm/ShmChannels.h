@@ -7,7 +7,8 @@
 //   control   dataHead (a writes)  dataTail (b writes)       one cache line each
 //             readyHead (b writes) readyTail (a writes)
 //   ready     R entries {tag, bytes}: b announces a posted receive to a
-//   slots     N slots of a 64-byte header {tag, offset, bytes} and S payload bytes
+//   slots     N slots of a header {tag, offset, bytes} and S payload bytes from byte 32
+//             (a short payload shares the header's cache line); stride S + 64
 //
 // Protocol (docs/shm-transport.md):
 // - A receive is announced: b writes {tag, bytes} into the ready ring and
@@ -132,6 +133,7 @@ private:
   uint32_t self_, localRanks_;
   ShmConfig config_;
   size_t channelBytes_;
+  int spinsBeforeYield_;
   std::mutex mu_;
   std::vector<Peer> peers_;
   std::string error_; ///< set once the channels are unusable
