@@ -75,7 +75,13 @@ ValueTable::Combined ValueTable::combine(ValueId a, ValueId b, bool checkOrder) 
     return {poisonValue, fault};
 
   const ValueId l = a, r = b;
+  // DenseMap hashes a 64-bit key as key * 37, which keeps only the low bits'
+  // variety: keys (l, r) with one r would share a bucket chain (ring at
+  // p = 1024 makes millions of them). A bijective mix spreads them.
   uint64_t key = (uint64_t(l) << 32) | r;
+  key ^= key >> 33;
+  key *= 0xff51afd7ed558ccdULL;
+  key ^= key >> 33;
   auto [it, fresh] = combos_.try_emplace(key, 0);
   if (fresh) {
     it->second = static_cast<ValueId>(nodes_.size());

@@ -84,5 +84,51 @@ TEST(LibraryOracle, OneRankAloneEqualsThatRankOfTheWholePlan) {
       }
 }
 
+
+TEST(LibraryOracle, OneRankAloneEqualsThatRankForEveryPAndAtScale) {
+  // Every p in 1..64 (roots 0 and p-1), then at p = 4096 (roots 0 and p/2)
+  // ranks 0, 1, p/2, p-1 and a few between, for every algorithm whose whole
+  // plan stays under 2 M ops there (estimateOps).
+  auto check = [](const sched::Algorithm &a, uint32_t p, uint32_t root,
+                  llvm::ArrayRef<uint32_t> ranks) {
+    lang::InstantiateOptions o;
+    o.ranks = p;
+    o.root = root;
+    llvm::Expected<bool> ok = lang::accepts(*a.module, o);
+    ASSERT_TRUE(bool(ok)) << llvm::toString(ok.takeError());
+    if (!*ok)
+      return;
+    if (p > 64) {
+      llvm::Expected<lang::OpEstimate> e = lang::estimateOps(*a.module, o);
+      ASSERT_TRUE(bool(e)) << llvm::toString(e.takeError());
+      if (e->ops > (uint64_t(2) << 20))
+        return;
+    }
+    llvm::Expected<ir::Plan> whole = lang::instantiate(*a.module, o);
+    ASSERT_TRUE(bool(whole)) << llvm::toString(whole.takeError());
+    for (uint32_t r : ranks) {
+      llvm::Expected<ir::Program> one = lang::instantiateRank(*a.module, o, r);
+      ASSERT_TRUE(bool(one)) << llvm::toString(one.takeError());
+      ASSERT_TRUE(*one == whole->programs[r])
+          << a.file.str() << " p = " << p << " root = " << root << " rank " << r;
+    }
+  };
+  for (const sched::Algorithm &a : sched::algorithms()) {
+    for (uint32_t p = 1; p <= 64; ++p) {
+      std::vector<uint32_t> all(p);
+      for (uint32_t r = 0; r < p; ++r)
+        all[r] = r;
+      for (uint32_t root : {0u, p - 1})
+        if (root == 0 || ir::hasRoot(a.collective))
+          check(a, p, root, all);
+    }
+    const uint32_t p = 4096;
+    const std::vector<uint32_t> sample = {0, 1, 2, 3, 777, 2047, 2048, 2049, 3001, 4094, 4095};
+    check(a, p, 0, sample);
+    if (ir::hasRoot(a.collective))
+      check(a, p, p / 2, sample);
+  }
+}
+
 } // namespace
 } // namespace collc
