@@ -418,8 +418,9 @@ static void runCase(uint64_t seed, int caseNo) {
      * `out` the result; in place, the input starts in `out`. */
     const long inCount = c.coll == ReduceScatterBlock ? c.count * size : c.count;
     const int calls = c.inFlight ? c.inFlight : 1;
-    const size_t inBytes = (size_t)inCount * k->elemBytes + 1;
-    const size_t outBytes = (size_t)inCount * k->elemBytes + 1;
+    /* Each call's buffers start 64-byte aligned (and are never empty). */
+    const size_t inBytes = ((size_t)inCount * k->elemBytes + 64) / 64 * 64;
+    const size_t outBytes = inBytes;
     char *in = malloc(inBytes * (size_t)calls), *out = malloc(outBytes * (size_t)calls);
     MPI_Request reqs[3];
     for (int j = 0; j < calls; ++j) {
