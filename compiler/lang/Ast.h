@@ -113,7 +113,14 @@ struct Function {
 };
 
 /// The global frame's fixed slots.
-enum GlobalSlot : uint32_t { SlotP = 0, SlotRoot = 1, FirstFreeSlot = 2 };
+enum GlobalSlot : uint32_t {
+  SlotP = 0,
+  SlotRoot = 1,
+  SlotNnodes = 2,  ///< nodes (level-0 groups) holding ranks (docs/language.md, Topology)
+  SlotPpn = 3,     ///< most ranks on one node
+  SlotNlevels = 4, ///< levels of the topology (1 when flat)
+  FirstFreeSlot = 5
+};
 
 /// A parsed algorithm file.
 struct Module {

@@ -155,6 +155,17 @@ bool Machine::header() {
                        .str()
                  : llvm::formatv("{0} has no root", ir::name(m_.collective)).str());
   globals_[SlotRoot] = opts_.root;
+  if (const Layout *l = opts_.layout.get()) {
+    if (l->ranks != opts_.ranks)
+      fail(at, llvm::formatv("the layout places {0} ranks, not p = {1}", l->ranks, opts_.ranks));
+    globals_[SlotNnodes] = l->nnodes;
+    globals_[SlotPpn] = l->ppn;
+    globals_[SlotNlevels] = int64_t(l->sizes.size());
+  } else {
+    globals_[SlotNnodes] = 1;
+    globals_[SlotPpn] = opts_.ranks;
+    globals_[SlotNlevels] = 1;
+  }
   for (const Param &prm : m_.params)
     globals_[prm.slot] = prm.defaultValue;
   for (const auto &[name, value] : opts_.params) {
@@ -733,9 +744,94 @@ int64_t Machine::evalBuiltin(const Expr &e) {
     return *std::min_element(x.begin(), x.end());
   case Builtin::Max:
     return *std::max_element(x.begin(), x.end());
+  case Builtin::Node:
+  case Builtin::Local:
+  case Builtin::Coord: {
+    domain(x[0] >= 0 && x[0] < int64_t(p()), "needs a rank 0 <= x < p");
+    const Layout *l = opts_.layout.get();
+    const auto r = size_t(x[0]);
+    if (Builtin(e.op) == Builtin::Coord) {
+      const int64_t levels = l ? int64_t(l->sizes.size()) : 1;
+      domain(x[1] >= 0 && x[1] < levels, "needs a level 0 <= j < nlevels");
+      return l ? l->coords[r * l->sizes.size() + size_t(x[1])] : x[0];
+    }
+    if (Builtin(e.op) == Builtin::Node)
+      return l ? l->node[r] : 0;
+    return l ? l->local[r] : x[0];
+  }
+  case Builtin::RankAt: {
+    const Layout *l = opts_.layout.get();
+    const int64_t nnodes = l ? l->nnodes : 1, ppn = l ? l->ppn : p();
+    domain(x[0] >= 0 && x[0] < nnodes && x[1] >= 0 && x[1] < ppn,
+           "needs a node 0 <= n < nnodes and a local index 0 <= l < ppn");
+    const int64_t rank = l ? l->rankAt[size_t(x[0] * ppn + x[1])] : x[1];
+    domain(rank >= 0, "no rank sits there (the node holds fewer than ppn ranks)");
+    return rank;
+  }
+  case Builtin::LevelSize: {
+    const Layout *l = opts_.layout.get();
+    domain(x[0] >= 0 && x[0] < (l ? int64_t(l->sizes.size()) : 1),
+           "needs a level 0 <= j < nlevels");
+    return l ? l->sizes[size_t(x[0])] : p();
+  }
   }
   return 0;
 }
+
+} // namespace
+
+llvm::Expected<std::shared_ptr<const Layout>>
+makeLayout(std::vector<uint32_t> sizes, std::vector<uint32_t> coords, uint32_t ranks) {
+  auto error = [](const llvm::Twine &m) {
+    return llvm::createStringError(llvm::inconvertibleErrorCode(), m.str());
+  };
+  const size_t levels = sizes.size();
+  if (levels == 0 || coords.size() != size_t(ranks) * levels)
+    return error("layout: one coordinate per level and rank expected");
+  auto l = std::make_shared<Layout>();
+  l->ranks = ranks;
+  std::vector<std::pair<uint64_t, uint32_t>> slots; // (slot, rank)
+  for (uint32_t r = 0; r < ranks; ++r) {
+    uint64_t slot = 0, scale = 1;
+    for (size_t j = 0; j < levels; ++j) {
+      const uint32_t c = coords[size_t(r) * levels + j];
+      if (c >= sizes[j])
+        return error(llvm::formatv("layout: rank {0}'s coordinate {1} at level {2} is out of "
+                                   "range 0..{3}",
+                                   r, c, j, sizes[j] - 1));
+      slot += c * scale;
+      scale *= sizes[j];
+    }
+    slots.emplace_back(slot, r);
+  }
+  std::sort(slots.begin(), slots.end());
+  l->node.assign(ranks, 0);
+  l->local.assign(ranks, 0);
+  uint32_t nodes = 0, onNode = 0, ppn = 0;
+  for (size_t i = 0; i < slots.size(); ++i) {
+    if (i > 0 && slots[i].first == slots[i - 1].first)
+      return error(llvm::formatv("layout: ranks {0} and {1} share a slot", slots[i - 1].second,
+                                 slots[i].second));
+    const bool newNode = i == 0 || slots[i].first / sizes[0] != slots[i - 1].first / sizes[0];
+    if (newNode) {
+      nodes += i > 0;
+      onNode = 0;
+    }
+    l->node[slots[i].second] = nodes;
+    l->local[slots[i].second] = onNode++;
+    ppn = std::max(ppn, onNode);
+  }
+  l->nnodes = ranks == 0 ? 1 : nodes + 1;
+  l->ppn = std::max(ppn, 1u);
+  l->rankAt.assign(size_t(l->nnodes) * l->ppn, -1);
+  for (uint32_t r = 0; r < ranks; ++r)
+    l->rankAt[size_t(l->node[r]) * l->ppn + l->local[r]] = r;
+  l->sizes = std::move(sizes);
+  l->coords = std::move(coords);
+  return std::shared_ptr<const Layout>(std::move(l));
+}
+
+namespace {
 
 /// Runs the header or fails with the refusal of a `require`.
 void requireAccepted(Machine &mc, const Module &m) {

@@ -27,15 +27,40 @@
 
 #include "compiler/lang/Ast.h"
 
+#include <memory>
 #include <utility>
 
 namespace collc::lang {
+
+/// Where the ranks of one instantiation sit: what the topology functions of
+/// the language answer (node(x), local(x), rank_at(n, l), coord(x, j),
+/// level_size(j), nnodes, ppn, nlevels; docs/language.md, "Topology").
+/// Built by makeLayout; without one an instantiation is flat (one node
+/// holding every rank in rank order).
+struct Layout {
+  std::vector<uint32_t> sizes;  ///< level sizes, innermost first
+  std::vector<uint32_t> coords; ///< ranks x levels: rank r's coordinate at level j
+  uint32_t ranks = 0;
+  // Derived by makeLayout:
+  std::vector<uint32_t> node;   ///< per rank: its node, numbered densely in slot order
+  std::vector<uint32_t> local;  ///< per rank: its index on its node, in slot order
+  std::vector<int64_t> rankAt;  ///< nnodes x ppn: the rank at (node, local), -1 if none
+  uint32_t nnodes = 1, ppn = 1;
+};
+
+/// The layout of `ranks` ranks at `coords` (ranks x sizes.size(), innermost
+/// first) on levels of `sizes`; an error when a coordinate is out of range or
+/// two ranks share a slot.
+llvm::Expected<std::shared_ptr<const Layout>>
+makeLayout(std::vector<uint32_t> sizes, std::vector<uint32_t> coords, uint32_t ranks);
 
 struct InstantiateOptions {
   uint32_t ranks = 1;
   uint32_t root = 0; ///< collectives with a root only
   /// Parameter values that replace their defaults (`--set k=4`).
   std::vector<std::pair<std::string, int64_t>> params;
+  /// Where the ranks sit (layout->ranks == ranks); null: flat.
+  std::shared_ptr<const Layout> layout;
   /// Budget of statements, loop iterations and calls for one instantiation.
   uint64_t fuel = uint64_t(1) << 36;
   /// Most ops one instantiation may emit, over all ranks.

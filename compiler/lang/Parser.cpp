@@ -132,7 +132,8 @@ private:
       fail(t.loc, llvm::formatv("'{0}' is already defined in this block", t.text));
   }
   static bool isBuiltinName(llvm::StringRef n) {
-    return n == "p" || n == "r" || n == "root" || n == "nops" || builtinOf(n).has_value() ||
+    return n == "p" || n == "r" || n == "root" || n == "nops" || n == "nnodes" || n == "ppn" ||
+           n == "nlevels" || builtinOf(n).has_value() ||
            n == "out" || n == "tmp";
   }
   static std::optional<Builtin> builtinOf(llvm::StringRef n) {
@@ -201,6 +202,9 @@ void Parser::parseFile() {
   global["root"] = Binding{Binding::Global, SlotRoot, false};
   global["r"] = Binding{Binding::Rank, 0, false};
   global["nops"] = Binding{Binding::Nops, 0, false};
+  global["nnodes"] = Binding{Binding::Global, SlotNnodes, false};
+  global["ppn"] = Binding{Binding::Global, SlotPpn, false};
+  global["nlevels"] = Binding{Binding::Global, SlotNlevels, false};
   skipNewlines();
   parseHeader();
   while (!at(Tok::End))

@@ -426,5 +426,37 @@ TEST(Instantiator, ExplainGivesTheLoopVariablesOfAnOp) {
   EXPECT_EQ(explain(m, o, 1, 5), std::nullopt); // rank 1 has five ops
 }
 
+TEST(Instantiator, LayoutAnswersTheTopologyFunctions) {
+  // 2 nodes x 3 slots; 5 ranks placed out of order, node 1 not full.
+  // coords: (local, node) per rank, innermost first.
+  llvm::Expected<std::shared_ptr<const Layout>> l =
+      makeLayout({3, 2}, {2, 1, /**/ 0, 0, /**/ 1, 0, /**/ 0, 1, /**/ 2, 0}, 5);
+  ASSERT_TRUE(bool(l)) << llvm::toString(l.takeError());
+  Module m = parseOk(std::string(header) +
+                     "require nnodes == 2 and ppn == 3 and nlevels == 2 and level_size(1) == 2\n"
+                     "require node(0) == 1 and local(0) == 1 and node(1) == 0 and local(1) == 0\n"
+                     "require rank_at(0, 0) == 1 and rank_at(0, 1) == 2 and rank_at(0, 2) == 4\n"
+                     "require rank_at(1, 0) == 3 and rank_at(1, 1) == 0 and coord(0, 0) == 2\n");
+  InstantiateOptions o;
+  o.ranks = 5;
+  o.layout = *l;
+  llvm::Expected<bool> ok = accepts(m, o);
+  ASSERT_TRUE(bool(ok)) << llvm::toString(ok.takeError());
+  EXPECT_TRUE(*ok);
+  // A layout for another p is refused.
+  o.ranks = 4;
+  EXPECT_NE(llvm::toString(accepts(m, o).takeError()).find("the layout places 5 ranks, not p = 4"),
+            std::string::npos);
+}
+
+TEST(Instantiator, MalformedLayoutsAreRefused) {
+  EXPECT_EQ(llvm::toString(makeLayout({2, 2}, {0, 0, 0, 0}, 2).takeError()),
+            "layout: ranks 0 and 1 share a slot");
+  EXPECT_EQ(llvm::toString(makeLayout({2, 2}, {2, 0}, 1).takeError()),
+            "layout: rank 0's coordinate 2 at level 0 is out of range 0..1");
+  EXPECT_EQ(llvm::toString(makeLayout({2}, {0}, 2).takeError()),
+            "layout: one coordinate per level and rank expected");
+}
+
 } // namespace
 } // namespace collc::lang

@@ -4,6 +4,7 @@
 #include "tools/collc/Commands.h"
 
 #include "compiler/lang/Parser.h"
+#include "compiler/model/Topology.h"
 #include "ir/PlanIO.h"
 
 #include "llvm/Support/FormatVariadic.h"
@@ -25,6 +26,17 @@ cl::list<std::string> sets("set", cl::desc("Give an algorithm's parameter a valu
                            cl::value_desc("NAME=VALUE"), cl::sub(GenCommand()),
                            cl::sub(VerifyCommand()), cl::sub(CompileCommand()),
                            cl::sub(OptCommand()), cl::sub(SimulateCommand()), cl::sub(DrawCommand()), cl::cat(category()));
+
+cl::opt<std::string> topologyFlag(
+    "topology",
+    cl::desc("Machine an algorithm is instantiated for (node(r), ppn...; default flat)"),
+    cl::value_desc("FILE"), cl::sub(GenCommand()), cl::sub(VerifyCommand()),
+    cl::sub(CompileCommand()), cl::sub(OptCommand()), cl::sub(DrawCommand()), cl::cat(category()));
+cl::opt<std::string> mappingFlag(
+    "mapping",
+    cl::desc("With --topology: place the ranks by 'block' or 'round-robin' mapping"),
+    cl::value_desc("MAP"), cl::sub(GenCommand()), cl::sub(VerifyCommand()),
+    cl::sub(CompileCommand()), cl::sub(OptCommand()), cl::sub(DrawCommand()), cl::cat(category()));
 
 llvm::Error misuse(const llvm::Twine &message) {
   return llvm::createStringError(llvm::inconvertibleErrorCode(), message.str());
@@ -59,6 +71,41 @@ llvm::Expected<std::pair<uint32_t, uint32_t>> ranksFromFlags(bool allowRange) {
 
 uint32_t rootFromFlag() { return root; }
 
+llvm::Expected<std::shared_ptr<const lang::Layout>> layoutFromFlags(uint32_t p) {
+  static std::optional<model::Topology> topo;
+  if (topologyFlag.empty()) {
+    if (!mappingFlag.empty())
+      return misuse("--mapping needs --topology");
+    return nullptr;
+  }
+  if (!topo) {
+    llvm::Expected<model::Topology> t = model::readTopologyFile(topologyFlag);
+    if (!t)
+      return t.takeError();
+    if (mappingFlag == "block") {
+      t->mapping = model::Mapping::Block;
+    } else if (mappingFlag == "round-robin") {
+      t->mapping = model::Mapping::RoundRobin;
+      t->mapBy = t->levels.size() >= 2 ? uint32_t(t->levels.size() - 2) : 0;
+    } else if (!mappingFlag.empty()) {
+      return misuse(llvm::formatv("--mapping '{0}' is not block or round-robin",
+                                  mappingFlag.getValue()));
+    }
+    topo = std::move(*t);
+  }
+  llvm::Expected<model::Placement> pl = model::place(*topo, p);
+  if (!pl)
+    return pl.takeError();
+  std::vector<uint32_t> sizes, coords;
+  for (const model::Level &l : topo->levels)
+    sizes.push_back(l.size);
+  coords.reserve(size_t(p) * sizes.size());
+  for (uint32_t r = 0; r < p; ++r)
+    for (uint32_t j = 0; j < sizes.size(); ++j)
+      coords.push_back(pl->coord(r, j));
+  return lang::makeLayout(std::move(sizes), std::move(coords), p);
+}
+
 llvm::Expected<std::vector<std::pair<std::string, int64_t>>> paramsFromFlags() {
   std::vector<std::pair<std::string, int64_t>> out;
   for (const std::string &s : sets) {
@@ -72,7 +119,7 @@ llvm::Expected<std::vector<std::pair<std::string, int64_t>>> paramsFromFlags() {
 }
 
 llvm::Error refuseAlgorithmFlags(llvm::StringRef input) {
-  if (ranks.empty() && sets.empty())
+  if (ranks.empty() && sets.empty() && topologyFlag.empty() && mappingFlag.empty())
     return llvm::Error::success();
   return misuse(llvm::formatv("--ranks and --set apply to algorithm files (.calgo), not to the "
                               "plan '{0}'",
@@ -100,6 +147,10 @@ llvm::Expected<ir::Plan> loadPlan(llvm::StringRef input, std::optional<lang::Mod
   opts.root = root;
   opts.params = std::move(*params);
   opts.maxOps = maxOps;
+  llvm::Expected<std::shared_ptr<const lang::Layout>> layout = layoutFromFlags(opts.ranks);
+  if (!layout)
+    return layout.takeError();
+  opts.layout = std::move(*layout);
   llvm::Expected<ir::Plan> plan = lang::instantiate(*m, opts);
   if (module)
     *module = std::move(*m);

@@ -24,6 +24,11 @@ llvm::Expected<std::pair<uint32_t, uint32_t>> ranksFromFlags(bool allowRange);
 /// --root (default 0).
 uint32_t rootFromFlag();
 
+/// Where p ranks sit on --topology, placed by its mapping or --mapping
+/// (block | round-robin by the level inside the outermost); null (flat)
+/// without --topology.
+llvm::Expected<std::shared_ptr<const lang::Layout>> layoutFromFlags(uint32_t p);
+
 /// The --set NAME=VALUE parameters.
 llvm::Expected<std::vector<std::pair<std::string, int64_t>>> paramsFromFlags();
 

@@ -205,6 +205,10 @@ int verifyAlgorithm() {
       o.ranks = p;
       o.root = root;
       o.params = *params;
+      llvm::Expected<std::shared_ptr<const lang::Layout>> layout = layoutFromFlags(p);
+      if (!layout)
+        return reportMisuse(layout.takeError());
+      o.layout = std::move(*layout);
       llvm::Expected<bool> ok = lang::accepts(*m, o);
       if (!ok)
         return reportMisuse(ok.takeError());
