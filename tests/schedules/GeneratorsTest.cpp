@@ -200,7 +200,8 @@ TEST(Generators, RegistryListsTheAlgorithmsInTheirFixedOrder) {
       "allreduce rabenseifner",    "allreduce binary_blocks",
       "allreduce ring",            "allreduce recursive_multiplying",
       "allreduce swing_latency",   "allreduce swing_bandwidth",
-      "allreduce chain",           "reduce binomial",
+      "allreduce chain",           "allreduce two_level",
+      "reduce binomial",
       "reduce binary_tree",        "reduce rabenseifner",
       "reduce knomial",            "reduce_scatter_block ring",
       "reduce_scatter_block recursive_halving", "reduce_scatter_block chain",
@@ -298,6 +299,8 @@ TEST(Generators, RecursiveDoublingUsesOneScratchSlotAndNoOtherPlanNeedsMoreThanT
       EXPECT_EQ(plan.shape.scratch, 1u);
     else if (a.name == "knomial") // the accumulator and k - 1 = 1 child
       EXPECT_EQ(plan.shape.scratch, 2u);
+    else if (a.name == "two_level") // the partner's slice, swapped within the node
+      EXPECT_EQ(plan.shape.scratch, 1u);
     else if (a.collective == ir::Collective::Allreduce)
       EXPECT_EQ(plan.shape.scratch, 0u) << a.name.str();
     else
