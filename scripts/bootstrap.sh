@@ -8,7 +8,8 @@ BUILD="${BUILD:-$ROOT/build}"
 JOBS="${JOBS:-$(nproc)}"
 
 collc_packages=(cmake ninja-build g++ python3 llvm-14-dev llvm-14-tools libyaml-cpp-dev
-                libopenmpi-dev openmpi-bin libgtest-dev libbenchmark-dev chromium)
+                libopenmpi-dev openmpi-bin libgtest-dev libbenchmark-dev chromium
+                clang-14 libclang-rt-14-dev)
 
 collc_install_missing() {
   local missing=() p

@@ -11,10 +11,12 @@
 
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
-#include "llvm/Support/JSON.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <algorithm>
+#include <cstdio>
+#include <functional>
+#include <string>
 
 namespace collc::tool {
 
@@ -144,48 +146,138 @@ void printText(const ir::Plan &plan, const model::Topology &topo, const model::P
   }
 }
 
+/// A JSON writer, pretty-printed with two-space indents like llvm::json's; it
+/// does not use llvm/Support/JSON.h, whose containers do not compile with
+/// clang 14 and libstdc++ 12 in C++20 (the sanitizer builds use clang).
+class JsonWriter {
+public:
+  explicit JsonWriter(llvm::raw_ostream &os) : os(os) {}
+
+  void object(const std::function<void()> &body) { open('{', body, '}'); }
+  void array(const std::function<void()> &body) { open('[', body, ']'); }
+  void key(llvm::StringRef k) {
+    element();
+    string(k);
+    os << ": ";
+    afterKey = true;
+  }
+  void value(llvm::StringRef v) { element(), string(v); }
+  void value(int64_t v) { element(), os << v; }
+  void value(double v) {
+    element();
+    char text[32];
+    std::snprintf(text, sizeof text, "%.*g", 17, v);
+    os << text;
+  }
+  template <typename T> void attribute(llvm::StringRef k, const T &v) { key(k), value(v); }
+  void attribute(llvm::StringRef k, const std::string &v) { key(k), value(llvm::StringRef(v)); }
+  void attribute(llvm::StringRef k, const char *v) { key(k), value(llvm::StringRef(v)); }
+
+private:
+  void open(char o, const std::function<void()> &body, char c) {
+    element();
+    os << o;
+    ++depth;
+    first = true;
+    body();
+    --depth;
+    if (!first)
+      newline();
+    os << c;
+    first = false;
+  }
+  // Before a value or a key: a comma after a sibling, then a new line, unless
+  // the value follows its key.
+  void element() {
+    if (afterKey) {
+      afterKey = false;
+      return;
+    }
+    if (depth == 0)
+      return;
+    if (!first)
+      os << ',';
+    first = false;
+    newline();
+  }
+  void newline() { os << '\n' << std::string(2 * depth, ' '); }
+  void string(llvm::StringRef v) {
+    os << '"';
+    for (unsigned char ch : v) {
+      if (ch == '"' || ch == '\\')
+        os << '\\' << ch;
+      else if (ch == '\n')
+        os << "\\n";
+      else if (ch < 0x20)
+        os << llvm::format("\\u%04x", ch);
+      else
+        os << ch;
+    }
+    os << '"';
+  }
+
+  llvm::raw_ostream &os;
+  unsigned depth = 0;
+  bool first = true, afterKey = false;
+};
+
 void printJson(const ir::Plan &plan, const model::Topology &topo, const model::Placement &pl,
                const model::SimResult &r, uint64_t bytes, llvm::raw_ostream &os) {
-  llvm::json::Array finish, levels, path;
-  for (double t : r.rankFinish)
-    finish.push_back(t);
-  for (size_t j = 0; j < topo.levels.size(); ++j)
-    levels.push_back(llvm::json::Object{{"name", topo.levels[j].name},
-                                        {"bytes", int64_t(r.levels[j].bytes)},
-                                        {"messages", int64_t(r.levels[j].messages)}});
-  for (const model::PathStep &s : r.criticalPath) {
-    llvm::json::Object o{{"rank", int64_t(s.rank)},
-                         {"op", int64_t(s.op)},
-                         {"what", opText(plan, s.rank, s.op)},
-                         {"start", s.start},
-                         {"end", s.end},
-                         {"cause", model::name(s.cause)},
-                         {"bytes", int64_t(s.bytes)}};
-    if (ir::isMessage(plan.programs[s.rank].ops[s.op].kind))
-      o["level"] = topo.levels[s.level].name;
-    if (uint32_t line = plan.programs[s.rank].ops[s.op].loc.line)
-      o["line"] = int64_t(line);
-    path.push_back(std::move(o));
-  }
-  llvm::json::Object out{{"algorithm", plan.algorithm},
-                         {"collective", ir::name(plan.shape.collective)},
-                         {"ranks", int64_t(plan.shape.ranks)},
-                         {"topology", topo.name},
-                         {"bytes", int64_t(bytes)},
-                         {"time", r.time},
-                         {"finish", std::move(finish)},
-                         {"levels", std::move(levels)},
-                         {"critical_path", std::move(path)}};
-  if (!plan.source.empty())
-    out["source"] = plan.source;
-  if (r.busiestLink)
-    out["busiest_link"] = llvm::json::Object{
-        {"name", model::describeLink(topo, pl, *r.busiestLink)},
-        {"level", topo.levels[r.busiestLink->level].name},
-        {"busy", r.busiestLink->busy},
-        {"bytes", int64_t(r.busiestLink->bytes)},
-        {"messages", int64_t(r.busiestLink->messages)}};
-  os << llvm::formatv("{0:2}", llvm::json::Value(std::move(out))) << '\n';
+  // Keys in sorted order, as llvm::json prints an object.
+  JsonWriter j(os);
+  j.object([&] {
+    j.attribute("algorithm", plan.algorithm);
+    if (r.busiestLink) {
+      j.key("busiest_link");
+      j.object([&] {
+        j.attribute("busy", r.busiestLink->busy);
+        j.attribute("bytes", int64_t(r.busiestLink->bytes));
+        j.attribute("level", topo.levels[r.busiestLink->level].name);
+        j.attribute("messages", int64_t(r.busiestLink->messages));
+        j.attribute("name", model::describeLink(topo, pl, *r.busiestLink));
+      });
+    }
+    j.attribute("bytes", int64_t(bytes));
+    j.attribute("collective", ir::name(plan.shape.collective));
+    j.key("critical_path");
+    j.array([&] {
+      for (const model::PathStep &s : r.criticalPath)
+        j.object([&] {
+          const ir::Op &op = plan.programs[s.rank].ops[s.op];
+          j.attribute("bytes", int64_t(s.bytes));
+          j.attribute("cause", model::name(s.cause));
+          j.attribute("end", s.end);
+          if (ir::isMessage(op.kind))
+            j.attribute("level", topo.levels[s.level].name);
+          if (uint32_t line = op.loc.line)
+            j.attribute("line", int64_t(line));
+          j.attribute("op", int64_t(s.op));
+          j.attribute("rank", int64_t(s.rank));
+          j.attribute("start", s.start);
+          j.attribute("what", opText(plan, s.rank, s.op));
+        });
+    });
+    j.key("finish");
+    j.array([&] {
+      for (double t : r.rankFinish)
+        j.value(t);
+    });
+    j.key("levels");
+    j.array([&] {
+      for (size_t l = 0; l < topo.levels.size(); ++l)
+        j.object([&] {
+          j.attribute("bytes", int64_t(r.levels[l].bytes));
+          j.attribute("messages", int64_t(r.levels[l].messages));
+          j.attribute("name", topo.levels[l].name);
+        });
+    });
+    j.attribute("ranks", int64_t(plan.shape.ranks));
+    if (!plan.source.empty())
+      j.attribute("source", plan.source);
+    j.attribute("time", r.time);
+    j.attribute("topology", topo.name);
+  });
+  os << '\n';
 }
 
 } // namespace
