@@ -6,16 +6,27 @@
 // nodes (MPI_Comm_split_type shared), then time ping-pongs between one pair
 // of ranks per level they can see — two ranks of one node, and rank 0 with
 // the first rank of another node — at sizes 0 B, 1 B, 4 B, ... up to
-// --max-bytes (powers of 4), the fastest of many round trips each, fit α and β per level (compiler/model/
-// Calibration.h), time the runtime's reduce kernels and memcpy for γ and the
-// copy bandwidth, and rank 0 writes the topology. Progress goes to stderr,
-// the fits to stdout.
+// --max-bytes (powers of 4), the fastest of many round trips each, fit α and
+// β per level (compiler/model/Calibration.h), time the runtime's reduce
+// kernels and memcpy for γ and the copy bandwidth, and rank 0 writes the
+// topology. Progress goes to stderr, the fits to stdout.
+//
+// The messages are timed as plans send them (--transport collc, the default):
+// a round trip is two 2-rank broadcasts run by collc's runtime, one from each
+// end, so α and β are those of the transport the runtime picks for the pair
+// (shared memory inside a node, MPI across) including the runtime's cost per
+// message; --transport mpi times MPI_Send/MPI_Recv instead.
 #include "tools/collc/Commands.h"
 
+#include "compiler/Lower.h"
+#include "compiler/Prove.h"
 #include "compiler/model/Calibration.h"
 #include "compiler/model/Topology.h"
 #include "runtime/bytecode/Bundle.h"
 #include "runtime/kernels/Kernels.h"
+#include "schedules/Generators.h"
+
+#include "collc/collc.h"
 
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/raw_ostream.h"
@@ -25,6 +36,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstring>
+#include <memory>
 #include <thread>
 #include <vector>
 
@@ -48,6 +60,14 @@ cl::opt<std::string> maxBytesFlag("max-bytes",
                                   cl::desc("Largest message and kernel size (default 64M)"),
                                   cl::value_desc("N"), cl::init("64M"),
                                   cl::sub(CalibrateCommand()), cl::cat(category()));
+enum class Via { Collc, Mpi };
+cl::opt<Via> transportFlag(
+    "transport", cl::desc("How messages are timed (default collc)"),
+    cl::values(clEnumValN(Via::Collc, "collc",
+                          "as plans send them: 2-rank broadcasts run by collc's runtime, "
+                          "over the transport it picks (shared memory inside a node)"),
+               clEnumValN(Via::Mpi, "mpi", "MPI_Send and MPI_Recv")),
+    cl::init(Via::Collc), cl::sub(CalibrateCommand()), cl::cat(category()));
 cl::opt<std::string> nameFlag("name", cl::desc("The topology's name (default 'this-machine')"),
                               cl::value_desc("NAME"), cl::init("this-machine"),
                               cl::sub(CalibrateCommand()), cl::cat(category()));
@@ -73,52 +93,161 @@ std::vector<uint64_t> sizesUpTo(uint64_t maxBytes) {
   return s;
 }
 
+/// Round trips between two ranks, one call per trip: `trip(bytes)` on both.
+class Tripper {
+public:
+  virtual ~Tripper() = default;
+  /// One round trip of `bytes` (rank a sends first); false with `error` on failure.
+  virtual bool trip(uint64_t bytes, std::string &error) = 0;
+};
+
+/// MPI_Send / MPI_Recv.
+class MpiTripper final : public Tripper {
+public:
+  MpiTripper(MPI_Comm comm, bool first, int peer, size_t maxBytes)
+      : comm(comm), first(first), peer(peer), buf(std::max<size_t>(maxBytes, 1), 1) {}
+  bool trip(uint64_t bytes, std::string &error) override {
+    const int n = static_cast<int>(bytes);
+    int rc = MPI_SUCCESS;
+    if (first) {
+      rc = MPI_Send(buf.data(), n, MPI_BYTE, peer, 7, comm);
+      if (rc == MPI_SUCCESS)
+        rc = MPI_Recv(buf.data(), n, MPI_BYTE, peer, 7, comm, MPI_STATUS_IGNORE);
+    } else {
+      rc = MPI_Recv(buf.data(), n, MPI_BYTE, peer, 7, comm, MPI_STATUS_IGNORE);
+      if (rc == MPI_SUCCESS)
+        rc = MPI_Send(buf.data(), n, MPI_BYTE, peer, 7, comm);
+    }
+    if (rc != MPI_SUCCESS)
+      error = "MPI_Send/MPI_Recv failed";
+    return rc == MPI_SUCCESS;
+  }
+
+private:
+  MPI_Comm comm;
+  bool first;
+  int peer;
+  std::vector<char> buf;
+};
+
+/// Two 2-rank broadcasts through collc's runtime on a communicator of the
+/// pair: from rank 0 of `pair`, then from rank 1 — the message goes there and
+/// back over whatever transport the runtime uses between the two.
+class CollcTripper final : public Tripper {
+public:
+  ~CollcTripper() override {
+    for (collc_plan &p : plans)
+      if (p)
+        collc_plan_free(&p);
+  }
+  /// The plans (the library's binomial broadcast, proven, from each root);
+  /// false with `error` when they cannot be made.
+  bool init(MPI_Comm pairComm, size_t maxBytes, std::string &error) {
+    pair = pairComm;
+    buf.assign(std::max<size_t>(maxBytes, 1), 1);
+    for (uint32_t root = 0; root < 2; ++root) {
+      sched::GenOptions o;
+      o.ranks = 2;
+      o.root = root;
+      llvm::Expected<ir::Plan> plan = sched::generate(ir::Collective::Bcast, "binomial", o);
+      if (!plan) {
+        error = llvm::toString(plan.takeError());
+        return false;
+      }
+      compiler::Proven proven = compiler::proveStrongest(*plan);
+      if (!proven.result.proven()) {
+        error = "the 2-rank binomial broadcast does not verify";
+        return false;
+      }
+      std::vector<uint8_t> bytes = compiler::lower(*plan, proven.proof);
+      if (int rc = collc_plan_load_memory(bytes.data(), bytes.size(), &plans[root]); rc) {
+        error = std::string(collc_strerror(rc)) + ": " + collc_error_message();
+        return false;
+      }
+    }
+    return true;
+  }
+  bool trip(uint64_t bytes, std::string &error) override {
+    for (int root = 0; root < 2; ++root)
+      if (int rc = collc_bcast(plans[root], buf.data(), static_cast<MPI_Count>(bytes), MPI_BYTE,
+                               root, pair);
+          rc) {
+        error = std::string("collc_bcast: ") + collc_strerror(rc) + ": " + collc_error_message();
+        return false;
+      }
+    return true;
+  }
+
+private:
+  MPI_Comm pair = MPI_COMM_NULL;
+  collc_plan plans[2] = {nullptr, nullptr};
+  std::vector<char> buf;
+};
+
 /// One-way times between ranks a and b for every size (the fastest round
-/// trip / 2), known on every rank. Every rank of `comm` calls it.
-std::vector<model::Sample> pingPong(MPI_Comm comm, int a, int b,
-                                    const std::vector<uint64_t> &sizes, int me,
-                                    llvm::StringRef level) {
-  std::vector<model::Sample> out;
-  std::vector<char> buf(sizes.back() ? sizes.back() : 1, 1);
+/// trip / 2), known on every rank; false with `error` (on rank 0) when the
+/// messages cannot be timed. Every rank of `comm` calls it.
+bool pingPong(MPI_Comm comm, int a, int b, const std::vector<uint64_t> &sizes, int me,
+              llvm::StringRef level, std::vector<model::Sample> &out, std::string &error) {
+  const bool inPair = me == a || me == b;
+  MPI_Comm pair = MPI_COMM_NULL;
+  MPI_Comm_split(comm, inPair ? 0 : MPI_UNDEFINED, me == a ? 0 : 1, &pair);
+  std::unique_ptr<Tripper> tripper;
+  int ok = 1;
+  std::string why;
+  if (inPair) {
+    if (transportFlag == Via::Mpi) {
+      tripper = std::make_unique<MpiTripper>(pair, me == a, 1 - (me == a ? 0 : 1),
+                                             sizes.back());
+    } else {
+      auto c = std::make_unique<CollcTripper>();
+      ok = c->init(pair, sizes.back(), why);
+      tripper = std::move(c);
+    }
+  }
+  // Both ends (and everybody) agree whether to go on.
+  MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, comm);
   for (uint64_t bytes : sizes) {
+    if (!ok)
+      break;
     double oneWay = 0;
-    if (me == a || me == b) {
-      const int peer = me == a ? b : a;
-      const int n = static_cast<int>(bytes);
-      auto trip = [&] {
-        if (me == a) {
-          MPI_Send(buf.data(), n, MPI_BYTE, peer, 7, comm);
-          MPI_Recv(buf.data(), n, MPI_BYTE, peer, 7, comm, MPI_STATUS_IGNORE);
-        } else {
-          MPI_Recv(buf.data(), n, MPI_BYTE, peer, 7, comm, MPI_STATUS_IGNORE);
-          MPI_Send(buf.data(), n, MPI_BYTE, peer, 7, comm);
-        }
-      };
+    if (inPair) {
       // Warm up, estimate, then time round trips one by one; both ends agree
-      // on the count (rank a's estimate).
-      trip();
+      // on the count (the larger estimate's).
+      ok = tripper->trip(bytes, why) && tripper->trip(bytes, why);
       double t0 = now();
-      trip();
+      ok = ok && tripper->trip(bytes, why);
       int reps = repsFor(now() - t0);
-      if (me == a)
-        MPI_Send(&reps, 1, MPI_INT, peer, 8, comm);
-      else
-        MPI_Recv(&reps, 1, MPI_INT, peer, 8, comm, MPI_STATUS_IGNORE);
+      MPI_Allreduce(MPI_IN_PLACE, &reps, 1, MPI_INT, MPI_MIN, pair);
       std::vector<double> times;
-      for (int i = 0; i < reps; ++i) {
+      for (int i = 0; i < reps && ok; ++i) {
         t0 = now();
-        trip();
+        ok = tripper->trip(bytes, why);
         times.push_back((now() - t0) / 2);
       }
-      oneWay = fastest(times);
+      oneWay = times.empty() ? 0 : fastest(times);
     }
+    MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, comm);
     MPI_Bcast(&oneWay, 1, MPI_DOUBLE, a, comm);
     out.push_back({double(bytes), oneWay});
-    if (me == 0)
+    if (me == 0 && ok)
       llvm::errs() << llvm::formatv("collc calibrate: {0}: {1,9} B  {2,12:f3} us\n", level,
                                     bytes, oneWay * 1e6);
   }
-  return out;
+  tripper.reset();
+  if (pair != MPI_COMM_NULL)
+    MPI_Comm_free(&pair);
+  if (!ok) {
+    // The reason is known where it happened: bring it to rank 0.
+    int from = why.empty() ? -1 : me, src = -1;
+    MPI_Allreduce(&from, &src, 1, MPI_INT, MPI_MAX, comm);
+    int len = static_cast<int>(why.size());
+    MPI_Bcast(&len, 1, MPI_INT, src, comm);
+    why.resize(len);
+    MPI_Bcast(why.data(), len, MPI_CHAR, src, comm);
+    error = why;
+  }
+  return ok;
 }
 
 /// Seconds per byte of `run(bytes)` over sizes from 64 KiB up, by the fit.
@@ -157,6 +286,17 @@ int fail(const char *what, int code) {
   int len = 0;
   MPI_Error_string(code, text, &len);
   llvm::errs() << "collc: calibrate: " << what << ": " << llvm::StringRef(text, len) << '\n';
+  return Misuse;
+}
+
+/// Ends the run on every rank after a failure every rank knows of.
+int stop(const std::string &why, MPI_Comm &node) {
+  int me = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &me);
+  if (me == 0)
+    llvm::errs() << "collc: calibrate: " << why << '\n';
+  MPI_Comm_free(&node);
+  MPI_Finalize();
   return Misuse;
 }
 
@@ -216,10 +356,11 @@ int runCalibrate() {
   model::Topology t;
   t.name = nameFlag;
   const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
-  t.description = llvm::formatv("measured by collc calibrate: {0} ranks on {1} node(s), {2} "
-                                "hardware threads per node",
-                                p, nodes, cores)
-                      .str();
+  t.description =
+      llvm::formatv("measured by collc calibrate --transport {3}: {0} ranks on {1} node(s), {2} "
+                    "hardware threads per node",
+                    p, nodes, cores, transportFlag == Via::Mpi ? "mpi" : "collc")
+          .str();
   std::vector<model::LinearFit> fits;
   // Inside a node: the first node with two ranks, its first two.
   int a = -1, b = -1;
@@ -233,9 +374,12 @@ int runCalibrate() {
                          0, 0, 1};
   std::string report;
   llvm::raw_string_ostream rep(report);
+  std::string why;
+  std::vector<model::Sample> samples;
   if (a >= 0) {
-    model::LinearFit f = model::fitLatencyBandwidth(
-        pingPong(MPI_COMM_WORLD, a, b, sizes, me, "node"));
+    if (!pingPong(MPI_COMM_WORLD, a, b, sizes, me, "node", samples, why))
+      return stop("timing messages inside a node: " + why, node);
+    model::LinearFit f = model::fitLatencyBandwidth(samples);
     nodeLevel.alpha = f.alpha;
     nodeLevel.beta = f.beta;
     printFit("node", f, rep);
@@ -248,8 +392,10 @@ int runCalibrate() {
         other = r;
         break;
       }
-    model::LinearFit f = model::fitLatencyBandwidth(
-        pingPong(MPI_COMM_WORLD, 0, other, sizes, me, "network"));
+    samples.clear();
+    if (!pingPong(MPI_COMM_WORLD, 0, other, sizes, me, "network", samples, why))
+      return stop("timing messages between nodes: " + why, node);
+    model::LinearFit f = model::fitLatencyBandwidth(samples);
     printFit("network", f, rep);
     // One NIC per node: the node's ranks share it.
     t.levels.push_back({"network", static_cast<uint32_t>(nodes), f.alpha, f.beta,

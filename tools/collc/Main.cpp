@@ -84,7 +84,7 @@ const Usage usages[] = {
     {"disasm", "collc disasm FILE.cplan [-o FILE.yaml]"},
     {"simulate", "collc simulate FILE|FILE.calgo|ALG --topology T [--ranks P ...] --bytes N "
                  "[--dtype D] [--json] [--max-path N]"},
-    {"calibrate", "mpirun -np P collc calibrate [-o FILE.yaml] [--max-bytes N] [--name NAME]"},
+    {"calibrate", "mpirun -np P collc calibrate [-o FILE.yaml] [--transport collc|mpi] [--max-bytes N] [--name NAME]"},
     {"bundle", "collc bundle FILE.cplan[@MIN-MAX]... -o FILE.cbundle | --list FILE.cbundle | "
                "--extract FILE.cbundle [--entry N] -o DIR|FILE"},
     {"draw", "collc draw PLAN|FILE.calgo|ALG [--ranks P ...] -o FILE.svg|FILE.html"},
