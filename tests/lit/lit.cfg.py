@@ -15,3 +15,7 @@ config.substitutions.append(("%src", config.collc_src_dir))
 config.environment["PATH"] = os.pathsep.join(
     [config.collc_bin_dir, config.llvm_tools_dir, config.environment.get("PATH", os.environ.get("PATH", ""))])
 config.environment["LC_ALL"] = "C.UTF-8"
+# Sanitizer builds (scripts/sanitize): tests that cannot run under one say
+# UNSUPPORTED: asan.
+if "-fsanitize=address" in getattr(config, "collc_cxx_flags", ""):
+    config.available_features.add("asan")
