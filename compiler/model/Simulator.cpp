@@ -117,7 +117,7 @@ private:
   void simulateLocal(uint32_t id, double ready, uint32_t why, Cause cause, uint64_t bytes,
                      double perByte);
   void setPath(uint32_t id, double start, uint32_t pred, Cause c) {
-    if (!opts_.criticalPath)
+    if (!opts_.criticalPath && !opts_.opTimes)
       return;
     start_[id] = start;
     pred_[id] = pred;
@@ -143,6 +143,7 @@ private:
   std::vector<Cause> cause_;
   std::vector<uint8_t> msgLevel_;
   std::vector<uint64_t> bytes_;
+  std::vector<double> leaves_; ///< per send, when opTimes: its data enters the link
 
   // Resources: per rank ports and core (free time and the op that holds them).
   std::vector<double> sendFree_, recvFree_, coreFree_;
@@ -393,6 +394,8 @@ void Simulation::simulateSend(uint32_t id, double ready, uint32_t why) {
   result_.levels[level].bytes += bytes;
   ++result_.levels[level].messages;
   done_[id] = end;
+  if (opts_.opTimes)
+    leaves_[id] = tb;
   setPath(id, t0, why, cause);
 }
 
@@ -417,7 +420,9 @@ llvm::Expected<SimResult> Simulation::run() {
   done_.assign(total, 0);
   bytes_.assign(total, 0);
   msgLevel_.assign(total, 0);
-  if (opts_.criticalPath) {
+  if (opts_.opTimes)
+    leaves_.assign(total, 0);
+  if (opts_.criticalPath || opts_.opTimes) {
     start_.assign(total, 0);
     pred_.assign(total, none);
     cause_.assign(total, Cause::Start);
@@ -524,6 +529,23 @@ llvm::Expected<SimResult> Simulation::run() {
       result_.criticalPath.push_back(s);
     }
     std::reverse(result_.criticalPath.begin(), result_.criticalPath.end());
+  }
+  if (opts_.opTimes) {
+    result_.ops.resize(p);
+    for (uint32_t r = 0; r < p; ++r) {
+      result_.ops[r].resize(base_[r + 1] - base_[r]);
+      for (uint32_t id = base_[r]; id < base_[r + 1]; ++id) {
+        OpTiming &t = result_.ops[r][id - base_[r]];
+        t.start = start_[id];
+        t.end = done_[id];
+        t.leaves = op(id).kind == ir::OpKind::Send ? leaves_[id] : start_[id];
+        t.cause = cause_[id];
+        if (pred_[id] != none)
+          t.pred = std::make_pair(rankOf_[pred_[id]], pred_[id] - base_[rankOf_[pred_[id]]]);
+        t.level = msgLevel_[id];
+        t.bytes = bytes_[id];
+      }
+    }
   }
   return std::move(result_);
 }

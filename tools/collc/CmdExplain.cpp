@@ -53,17 +53,6 @@ llvm::Error misuse(const llvm::Twine &message) {
   return llvm::createStringError(llvm::inconvertibleErrorCode(), message.str());
 }
 
-/// "64 KiB", "8 B", "1 MiB".
-std::string bytesText(uint64_t b) {
-  const char *units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
-  int u = 0;
-  while (u < 4 && b >= 1024 && b % 1024 == 0) {
-    b /= 1024;
-    ++u;
-  }
-  return std::to_string(b) + " " + units[u];
-}
-
 /// The rows: every p of the range up to 256 of them, else about 256 spread
 /// geometrically (always with both ends).
 std::vector<uint32_t> rankRows(uint32_t lo, uint32_t hi) {
@@ -124,7 +113,7 @@ int runExplain() {
   std::vector<uint64_t> cols;
   for (uint64_t s = minBytes; s <= maxBytes; s *= 2) {
     cols.push_back(s);
-    h.columns.push_back(bytesText(s));
+    h.columns.push_back(draw::bytesText(s));
     if (s > maxBytes / 2)
       break;
   }
@@ -147,7 +136,7 @@ int runExplain() {
       cells.push_back(static_cast<uint32_t>(it - h.categories.begin()));
       // Where a predicted time per algorithm becomes available (a machine
       // model), it goes on the next line of this text.
-      hover.push_back(llvm::formatv("p = {0}, {1} ({2} elements): {3}\n{4}", p, bytesText(bytes),
+      hover.push_back(llvm::formatv("p = {0}, {1} ({2} elements): {3}\n{4}", p, draw::bytesText(bytes),
                                     t.count, d.algorithm, d.reason)
                           .str());
     }

@@ -87,7 +87,8 @@ const Usage usages[] = {
     {"calibrate", "mpirun -np P collc calibrate [-o FILE.yaml] [--max-bytes N] [--name NAME]"},
     {"bundle", "collc bundle FILE.cplan[@MIN-MAX]... -o FILE.cbundle | --list FILE.cbundle | "
                "--extract FILE.cbundle [--entry N] -o DIR|FILE"},
-    {"draw", "collc draw PLAN|FILE.calgo|ALG [--ranks P ...] -o FILE.svg|FILE.html"},
+    {"draw", "collc draw PLAN|FILE.calgo|ALG [--ranks P ...] [--topology T --bytes N] "
+             "-o FILE.svg|FILE.html"},
     {"explain", "collc explain [--collective C] [--ranks A..B] [--sizes MIN..MAX] "
                 "-o FILE.svg|FILE.html"},
 };
