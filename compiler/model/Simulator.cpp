@@ -100,11 +100,13 @@ struct LinkState {
 
 class Simulation {
 public:
-  Simulation(const ir::Plan &plan, const Topology &topo, const Placement &pl,
-             const SimOptions &opts)
-      : plan_(plan), topo_(topo), pl_(pl), opts_(opts) {}
+  Simulation(const ir::Plan &plan, const Topology &topo, const Placement &pl)
+      : plan_(plan), topo_(topo), pl_(pl) {}
 
-  llvm::Expected<SimResult> run();
+  /// What does not depend on the costs: message matching, the op order.
+  llvm::Error prepare();
+  /// One simulation; prepare() succeeded before.
+  SimResult run(const SimOptions &opts);
 
 private:
   const ir::Op &op(uint32_t id) const {
@@ -129,7 +131,7 @@ private:
   const ir::Plan &plan_;
   const Topology &topo_;
   const Placement &pl_;
-  const SimOptions &opts_;
+  SimOptions opts_;
   uint64_t elements_ = 0;
 
   std::vector<uint32_t> base_;    ///< per rank: global id of op 0 (and base_[p] = total)
@@ -399,10 +401,9 @@ void Simulation::simulateSend(uint32_t id, double ready, uint32_t why) {
   setPath(id, t0, why, cause);
 }
 
-llvm::Expected<SimResult> Simulation::run() {
+llvm::Error Simulation::prepare() {
   const uint32_t p = plan_.shape.ranks;
   assert(pl_.ranks() == p && "placement for another rank count");
-  elements_ = opts_.bytes / opts_.elemBytes;
   base_.assign(p + 1, 0);
   for (uint32_t r = 0; r < p; ++r)
     base_[r + 1] = base_[r] + static_cast<uint32_t>(plan_.programs[r].ops.size());
@@ -414,9 +415,16 @@ llvm::Expected<SimResult> Simulation::run() {
   if (llvm::Error e = matchMessages())
     return e;
   buildSuccessors();
-  if (llvm::Error e = order())
-    return e;
+  return order();
+}
 
+SimResult Simulation::run(const SimOptions &opts) {
+  assert(opts.elemBytes >= 1 && "an element has at least one byte");
+  opts_ = opts;
+  result_ = SimResult();
+  const uint32_t p = plan_.shape.ranks;
+  const uint32_t total = base_[p];
+  elements_ = opts_.bytes / opts_.elemBytes;
   done_.assign(total, 0);
   bytes_.assign(total, 0);
   msgLevel_.assign(total, 0);
@@ -554,12 +562,36 @@ llvm::Expected<SimResult> Simulation::run() {
 
 llvm::Expected<SimResult> simulate(const ir::Plan &plan, const Topology &topo,
                                    const Placement &placement, const SimOptions &opts) {
-  assert(opts.elemBytes >= 1 && "an element has at least one byte");
   if (plan.numOps() >= none)
     return llvm::createStringError(llvm::inconvertibleErrorCode(),
                                    "the plan has 2^32 ops or more");
-  Simulation sim(plan, topo, placement, opts);
-  return sim.run();
+  Simulation sim(plan, topo, placement);
+  if (llvm::Error e = sim.prepare())
+    return e;
+  return sim.run(opts);
 }
+
+struct PreparedSimulation::Impl {
+  Simulation sim;
+};
+
+PreparedSimulation::PreparedSimulation(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+PreparedSimulation::PreparedSimulation(PreparedSimulation &&) noexcept = default;
+PreparedSimulation &PreparedSimulation::operator=(PreparedSimulation &&) noexcept = default;
+PreparedSimulation::~PreparedSimulation() = default;
+
+llvm::Expected<PreparedSimulation> PreparedSimulation::prepare(const ir::Plan &plan,
+                                                               const Topology &topo,
+                                                               const Placement &placement) {
+  if (plan.numOps() >= none)
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   "the plan has 2^32 ops or more");
+  auto impl = std::make_unique<Impl>(Impl{Simulation(plan, topo, placement)});
+  if (llvm::Error e = impl->sim.prepare())
+    return e;
+  return PreparedSimulation(std::move(impl));
+}
+
+SimResult PreparedSimulation::run(const SimOptions &opts) { return impl_->sim.run(opts); }
 
 } // namespace collc::model

@@ -36,6 +36,7 @@
 #include "llvm/Support/Error.h"
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <utility>
@@ -120,6 +121,28 @@ struct SimResult {
 /// deadlocks: a wait-for cycle through dependencies and messages).
 llvm::Expected<SimResult> simulate(const ir::Plan &plan, const Topology &topo,
                                    const Placement &placement, const SimOptions &opts);
+
+/// A plan made ready to simulate at many sizes (or costs): the message
+/// matching and the op order, which depend on neither, are done once, so
+/// each run costs only the walk over the ops. run(o) gives what
+/// simulate(plan, topo, placement, o) gives. The plan, topology and placement
+/// must outlive it; one run at a time.
+class PreparedSimulation {
+public:
+  /// Errors as simulate's: a peer out of range, unpaired messages, a deadlock.
+  static llvm::Expected<PreparedSimulation> prepare(const ir::Plan &plan, const Topology &topo,
+                                                    const Placement &placement);
+  SimResult run(const SimOptions &opts);
+
+  PreparedSimulation(PreparedSimulation &&) noexcept;
+  PreparedSimulation &operator=(PreparedSimulation &&) noexcept;
+  ~PreparedSimulation();
+
+private:
+  struct Impl;
+  explicit PreparedSimulation(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
 
 /// The bytes of `count` slots of `buf` from `slot` on `rank` (Buffer::Tmp:
 /// count × the largest chunk).

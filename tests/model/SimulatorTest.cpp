@@ -422,6 +422,55 @@ TEST(SimulatorProperties, MoreBandwidthIsNeverSlower) {
   }
 }
 
+// A prepared plan run at several sizes, in any order and again, gives what
+// simulate gives at each: the preparation carries nothing from one run over.
+TEST(SimulatorProperties, PreparedRunsEqualSimulate) {
+  Topology t = twoLevel(4, 2);
+  for (const Case &c : libraryCases()) {
+    sched::GenOptions o;
+    o.ranks = c.p;
+    ir::Plan p = c.alg->build(o);
+    llvm::Expected<Placement> pl = place(t, c.p);
+    ASSERT_TRUE(bool(pl));
+    llvm::Expected<PreparedSimulation> prep = PreparedSimulation::prepare(p, t, *pl);
+    ASSERT_TRUE(bool(prep)) << llvm::toString(prep.takeError());
+    for (uint64_t bytes : {1ull << 20, 0ull, 8000ull, 8ull, 1ull << 20}) {
+      SimOptions so;
+      so.bytes = bytes;
+      so.gamma = t.gamma;
+      const SimResult a = prep->run(so);
+      const SimResult b = *simulate(p, t, *pl, so);
+      EXPECT_EQ(a.time, b.time) << c.alg->name.str() << " p=" << c.p << " bytes=" << bytes;
+      EXPECT_EQ(a.rankFinish, b.rankFinish);
+      EXPECT_EQ(a.criticalPath.size(), b.criticalPath.size());
+      ASSERT_EQ(a.levels.size(), b.levels.size());
+      for (size_t j = 0; j < a.levels.size(); ++j)
+        EXPECT_EQ(a.levels[j].bytes, b.levels[j].bytes);
+    }
+  }
+}
+
+// prepare refuses what simulate refuses.
+TEST(Simulator, PrepareRefusesADeadlock) {
+  ir::Plan p = plan(R"(format: collc-plan/1
+collective: allreduce
+algorithm: cycle
+ranks: 2
+chunks: 1
+programs:
+  0:
+    - {op: recv, from: 1, buf: out, chunk: 0}
+    - {after: [0], op: send, to: 1, buf: out, chunk: 0}
+  1:
+    - {op: recv, from: 0, buf: out, chunk: 0}
+    - {after: [0], op: send, to: 0, buf: out, chunk: 0}
+)");
+  const Topology t = uniform();
+  llvm::Expected<PreparedSimulation> prep = PreparedSimulation::prepare(p, t, *place(t, 2));
+  ASSERT_FALSE(bool(prep));
+  EXPECT_NE(llvm::toString(prep.takeError()).find("never completes"), std::string::npos);
+}
+
 TEST(SimulatorProperties, AddingADependencyIsNeverFaster) {
   Topology t = uniform();
   for (const Case &c : libraryCases()) {
