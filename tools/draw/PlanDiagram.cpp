@@ -195,6 +195,7 @@ void header(llvm::raw_ostream &os, double width, double height, llvm::StringRef 
      << ";stroke-width:1}\n"
         ".lane text,.legend text{font-size:11px;fill:#374151}\n"
         ".axis text{font-size:10px;fill:#374151}\n"
+        ".axis line{shape-rendering:crispEdges}\n"
         ".idle rect{fill:"
      << idleColor
      << "}\n"
