@@ -14,6 +14,7 @@
 #include "schedules/Generators.h"
 #include "tools/draw/Heatmap.h"
 #include "tools/draw/Svg.h"
+#include "tools/draw/TunedChoice.h"
 
 #include "llvm/Support/FormatVariadic.h"
 
@@ -68,6 +69,11 @@ cl::opt<std::string> by("by",
                                  "the library algorithm predicted fastest on --topology"),
                         cl::value_desc("table|model"), cl::init("table"),
                         cl::sub(ExplainCommand()), cl::cat(category()));
+cl::list<std::string> tunedFiles("tuned",
+                                 cl::desc("Also draw what collc tune chose: its --json report, "
+                                          "one per rank count (the rows are theirs)"),
+                                 cl::value_desc("FILE.json"), cl::sub(ExplainCommand()),
+                                 cl::cat(category()));
 cl::opt<bool> noPrune("no-prune",
                       cl::desc("--by model: simulate every algorithm at every size (tests "
                                "compare this with the pruned search)"),
@@ -287,6 +293,42 @@ int runExplain() {
     return reportMisuse(misuse("--by '" + by + "' is not table or model"));
   const bool byModel = by == "model";
 
+  // What collc tune chose, one report per rank count: then those are the rows.
+  std::vector<draw::TunedChoice> tuned;
+  for (const std::string &path : tunedFiles) {
+    llvm::Expected<draw::TunedChoice> t = draw::readTunedChoice(path);
+    if (!t)
+      return reportMisuse(t.takeError());
+    if (t->collective != collective)
+      return reportMisuse(misuse(llvm::formatv("{0}: tuned for {1}, not {2}", path,
+                                               t->collective, collective.getValue())));
+    if (t->noncommutative != noncommutative)
+      return reportMisuse(misuse(
+          llvm::formatv("{0}: tuned {1}, and this picture is for {2} operations{3}", path,
+                        t->noncommutative ? "for non-commutative operations"
+                                          : "with commutative-only plans allowed",
+                        noncommutative ? "non-commutative" : "commutative",
+                        noncommutative ? " (collc tune --noncommutative makes one)"
+                                       : " (add --noncommutative)")));
+    for (const draw::TunedChoice &o : tuned)
+      if (o.ranks == t->ranks)
+        return reportMisuse(
+            misuse(llvm::formatv("{0}: a second report for {1} ranks", path, t->ranks)));
+    tuned.push_back(std::move(*t));
+  }
+  std::sort(tuned.begin(), tuned.end(),
+            [](const draw::TunedChoice &x, const draw::TunedChoice &y) { return x.ranks < y.ranks; });
+  if (!tuned.empty() && ranks.getNumOccurrences())
+    return reportMisuse(misuse("--ranks and --tuned: the rows are the rank counts of the "
+                               "tuned reports"));
+  std::vector<uint32_t> rowRanks;
+  if (tuned.empty())
+    rowRanks = rankRows(lo, hi);
+  else
+    for (const draw::TunedChoice &t : tuned)
+      rowRanks.push_back(t.ranks);
+  hi = rowRanks.back();
+
   // The machine, when there is one: its element type and γ.
   std::optional<model::Topology> topo;
   std::optional<Predictor> predictor;
@@ -340,6 +382,9 @@ int runExplain() {
                  topo->name + " (collc simulate's model)";
     h.dotLegend = "the table's choice is predicted at least 10 % slower than the fastest";
   }
+  if (!tuned.empty() && !byModel)
+    h.title = std::string("drop-in default and collc tune: ") + dropin::name(coll) + ", " + op +
+              ", " + elements;
   h.rowAxis = "ranks";
   h.columnAxis = "bytes per rank";
   std::vector<uint64_t> cols;
@@ -356,7 +401,7 @@ int runExplain() {
     h.panels[1].caption = "fastest on " + topo->name + " (simulated)";
   }
   // Categories in library order, so an algorithm keeps its colour.
-  for (uint32_t p : rankRows(lo, hi)) {
+  for (uint32_t p : rowRanks) {
     h.rows.push_back(std::to_string(p));
     if (predictor)
       if (llvm::Error e = predictor->setRanks(p))
@@ -471,6 +516,40 @@ int runExplain() {
                   .str();
       model.cells.back().push_back(categoryOf(h, bestName));
       model.hover.back().push_back(std::move(mt));
+    }
+  }
+  if (!tuned.empty()) {
+    // collc tune's ranges, each report a row; its predicted time where it
+    // simulated that very size.
+    draw::HeatmapPanel &panel = h.panels.emplace_back();
+    std::string machines;
+    for (const draw::TunedChoice &t : tuned)
+      if (llvm::StringRef(machines).find(t.topology) == llvm::StringRef::npos)
+        machines += (machines.empty() ? "" : ", ") + t.topology;
+    panel.caption = "collc tune on " + machines;
+    if (h.panels.size() == 2)
+      h.panels[0].caption = "drop-in default table";
+    h.subtitle += "; last: the plan collc tune chose for each size range";
+    for (size_t r = 0; r < tuned.size(); ++r) {
+      const draw::TunedChoice &t = tuned[r];
+      auto &cells = panel.cells.emplace_back();
+      auto &hover = panel.hover.emplace_back();
+      for (uint64_t bytes : cols) {
+        const draw::TunedRange &g = t.rangeOf(bytes);
+        cells.push_back(categoryOf(h, g.plan));
+        std::string text =
+            llvm::formatv("p = {0}, {1} ({2} elements): {3}\ncollc tune on {4} ({5}): {6} {7}",
+                          t.ranks, draw::bytesText(bytes), bytes / std::max(1u, t.elemBytes),
+                          g.plan,
+                          t.topology, t.dtype,
+                          g.maxBytes ? "from " + draw::bytesText(g.minBytes) + " up to" : "from",
+                          g.maxBytes ? draw::bytesText(*g.maxBytes) + " (exclusive)"
+                                     : draw::bytesText(g.minBytes) + " on")
+                .str();
+        if (const draw::TunedSize *z = t.sizeAt(bytes))
+          text += "\npredicted at this size: " + timeText(z->time);
+        hover.push_back(std::move(text));
+      }
     }
   }
   const std::string svg = draw::heatmapSvg(h);

@@ -90,7 +90,7 @@ const Usage usages[] = {
     {"draw", "collc draw PLAN|FILE.calgo|ALG [--ranks P ...] [--topology T --bytes N] "
              "-o FILE.svg|FILE.html"},
     {"explain", "collc explain [--collective C] [--ranks A..B] [--sizes MIN..MAX] "
-                "[--topology T [--by model]] -o FILE.svg|FILE.html"},
+                "[--topology T [--by model]] [--tuned FILE.json] -o FILE.svg|FILE.html"},
 };
 
 /// The overview `--help` prints: every command for `collc --help`, the
