@@ -100,11 +100,13 @@ struct LinkState {
 
 class Simulation {
 public:
-  Simulation(const ir::Plan &plan, const Topology &topo, const Placement &pl,
-             const SimOptions &opts)
-      : plan_(plan), topo_(topo), pl_(pl), opts_(opts) {}
+  Simulation(const ir::Plan &plan, const Topology &topo, const Placement &pl)
+      : plan_(plan), topo_(topo), pl_(pl) {}
 
-  llvm::Expected<SimResult> run();
+  /// What does not depend on the costs: message matching, the op order.
+  llvm::Error prepare();
+  /// One simulation; prepare() succeeded before.
+  SimResult run(const SimOptions &opts);
 
 private:
   const ir::Op &op(uint32_t id) const {
@@ -117,7 +119,7 @@ private:
   void simulateLocal(uint32_t id, double ready, uint32_t why, Cause cause, uint64_t bytes,
                      double perByte);
   void setPath(uint32_t id, double start, uint32_t pred, Cause c) {
-    if (!opts_.criticalPath)
+    if (!opts_.criticalPath && !opts_.opTimes)
       return;
     start_[id] = start;
     pred_[id] = pred;
@@ -129,7 +131,7 @@ private:
   const ir::Plan &plan_;
   const Topology &topo_;
   const Placement &pl_;
-  const SimOptions &opts_;
+  SimOptions opts_;
   uint64_t elements_ = 0;
 
   std::vector<uint32_t> base_;    ///< per rank: global id of op 0 (and base_[p] = total)
@@ -143,6 +145,7 @@ private:
   std::vector<Cause> cause_;
   std::vector<uint8_t> msgLevel_;
   std::vector<uint64_t> bytes_;
+  std::vector<double> leaves_; ///< per send, when opTimes: its data enters the link
 
   // Resources: per rank ports and core (free time and the op that holds them).
   std::vector<double> sendFree_, recvFree_, coreFree_;
@@ -393,13 +396,14 @@ void Simulation::simulateSend(uint32_t id, double ready, uint32_t why) {
   result_.levels[level].bytes += bytes;
   ++result_.levels[level].messages;
   done_[id] = end;
+  if (opts_.opTimes)
+    leaves_[id] = tb;
   setPath(id, t0, why, cause);
 }
 
-llvm::Expected<SimResult> Simulation::run() {
+llvm::Error Simulation::prepare() {
   const uint32_t p = plan_.shape.ranks;
   assert(pl_.ranks() == p && "placement for another rank count");
-  elements_ = opts_.bytes / opts_.elemBytes;
   base_.assign(p + 1, 0);
   for (uint32_t r = 0; r < p; ++r)
     base_[r + 1] = base_[r] + static_cast<uint32_t>(plan_.programs[r].ops.size());
@@ -411,13 +415,22 @@ llvm::Expected<SimResult> Simulation::run() {
   if (llvm::Error e = matchMessages())
     return e;
   buildSuccessors();
-  if (llvm::Error e = order())
-    return e;
+  return order();
+}
 
+SimResult Simulation::run(const SimOptions &opts) {
+  assert(opts.elemBytes >= 1 && "an element has at least one byte");
+  opts_ = opts;
+  result_ = SimResult();
+  const uint32_t p = plan_.shape.ranks;
+  const uint32_t total = base_[p];
+  elements_ = opts_.bytes / opts_.elemBytes;
   done_.assign(total, 0);
   bytes_.assign(total, 0);
   msgLevel_.assign(total, 0);
-  if (opts_.criticalPath) {
+  if (opts_.opTimes)
+    leaves_.assign(total, 0);
+  if (opts_.criticalPath || opts_.opTimes) {
     start_.assign(total, 0);
     pred_.assign(total, none);
     cause_.assign(total, Cause::Start);
@@ -525,6 +538,23 @@ llvm::Expected<SimResult> Simulation::run() {
     }
     std::reverse(result_.criticalPath.begin(), result_.criticalPath.end());
   }
+  if (opts_.opTimes) {
+    result_.ops.resize(p);
+    for (uint32_t r = 0; r < p; ++r) {
+      result_.ops[r].resize(base_[r + 1] - base_[r]);
+      for (uint32_t id = base_[r]; id < base_[r + 1]; ++id) {
+        OpTiming &t = result_.ops[r][id - base_[r]];
+        t.start = start_[id];
+        t.end = done_[id];
+        t.leaves = op(id).kind == ir::OpKind::Send ? leaves_[id] : start_[id];
+        t.cause = cause_[id];
+        if (pred_[id] != none)
+          t.pred = std::make_pair(rankOf_[pred_[id]], pred_[id] - base_[rankOf_[pred_[id]]]);
+        t.level = msgLevel_[id];
+        t.bytes = bytes_[id];
+      }
+    }
+  }
   return std::move(result_);
 }
 
@@ -532,12 +562,36 @@ llvm::Expected<SimResult> Simulation::run() {
 
 llvm::Expected<SimResult> simulate(const ir::Plan &plan, const Topology &topo,
                                    const Placement &placement, const SimOptions &opts) {
-  assert(opts.elemBytes >= 1 && "an element has at least one byte");
   if (plan.numOps() >= none)
     return llvm::createStringError(llvm::inconvertibleErrorCode(),
                                    "the plan has 2^32 ops or more");
-  Simulation sim(plan, topo, placement, opts);
-  return sim.run();
+  Simulation sim(plan, topo, placement);
+  if (llvm::Error e = sim.prepare())
+    return e;
+  return sim.run(opts);
 }
+
+struct PreparedSimulation::Impl {
+  Simulation sim;
+};
+
+PreparedSimulation::PreparedSimulation(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+PreparedSimulation::PreparedSimulation(PreparedSimulation &&) noexcept = default;
+PreparedSimulation &PreparedSimulation::operator=(PreparedSimulation &&) noexcept = default;
+PreparedSimulation::~PreparedSimulation() = default;
+
+llvm::Expected<PreparedSimulation> PreparedSimulation::prepare(const ir::Plan &plan,
+                                                               const Topology &topo,
+                                                               const Placement &placement) {
+  if (plan.numOps() >= none)
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   "the plan has 2^32 ops or more");
+  auto impl = std::make_unique<Impl>(Impl{Simulation(plan, topo, placement)});
+  if (llvm::Error e = impl->sim.prepare())
+    return e;
+  return PreparedSimulation(std::move(impl));
+}
+
+SimResult PreparedSimulation::run(const SimOptions &opts) { return impl_->sim.run(opts); }
 
 } // namespace collc::model

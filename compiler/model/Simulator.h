@@ -36,8 +36,10 @@
 #include "llvm/Support/Error.h"
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace collc::model {
@@ -48,6 +50,7 @@ struct SimOptions {
   uint32_t elemBytes = 8; ///< one element (8: double); bytes is rounded down to a multiple
   double gamma = 0;       ///< reduction cost, seconds per byte (Topology::gammaOf)
   bool criticalPath = true; ///< also trace the critical path (SimResult::criticalPath)
+  bool opTimes = false;     ///< also record every op's times (SimResult::ops), e.g. to draw them
 };
 
 /// Why an op of the critical path started when it did.
@@ -69,6 +72,20 @@ struct PathStep {
   Cause cause = Cause::Start;
   uint32_t level = 0;        ///< message ops: the level the message crosses
   uint64_t bytes = 0;        ///< the bytes the op moves or combines
+};
+
+/// When one op ran and what decided its start (SimOptions::opTimes).
+struct OpTiming {
+  double start = 0, end = 0; ///< seconds; start as PathStep::start
+  /// A send: when its data entered the link (later than start when a shared
+  /// link was busy); its message arrives at `end`. Other ops: start.
+  double leaves = 0;
+  Cause cause = Cause::Start;
+  /// The op whose completion (or hold of a port, link or core) decided
+  /// `start`; none for Cause::Start.
+  std::optional<std::pair<uint32_t, uint32_t>> pred; ///< (rank, op)
+  uint32_t level = 0; ///< message ops: the level the message crosses
+  uint64_t bytes = 0; ///< the bytes the op moves or combines
 };
 
 /// Traffic across one level.
@@ -94,6 +111,7 @@ struct SimResult {
   std::vector<LevelTraffic> levels; ///< per topology level, innermost first
   std::optional<LinkUse> busiestLink; ///< none when the plan sends nothing
   std::vector<PathStep> criticalPath; ///< first op to last (when asked for)
+  std::vector<std::vector<OpTiming>> ops; ///< ops[rank][op] (when asked for)
 };
 
 /// Simulates `plan` with its ranks placed by `placement` on `topo`.
@@ -103,6 +121,28 @@ struct SimResult {
 /// deadlocks: a wait-for cycle through dependencies and messages).
 llvm::Expected<SimResult> simulate(const ir::Plan &plan, const Topology &topo,
                                    const Placement &placement, const SimOptions &opts);
+
+/// A plan made ready to simulate at many sizes (or costs): the message
+/// matching and the op order, which depend on neither, are done once, so
+/// each run costs only the walk over the ops. run(o) gives what
+/// simulate(plan, topo, placement, o) gives. The plan, topology and placement
+/// must outlive it; one run at a time.
+class PreparedSimulation {
+public:
+  /// Errors as simulate's: a peer out of range, unpaired messages, a deadlock.
+  static llvm::Expected<PreparedSimulation> prepare(const ir::Plan &plan, const Topology &topo,
+                                                    const Placement &placement);
+  SimResult run(const SimOptions &opts);
+
+  PreparedSimulation(PreparedSimulation &&) noexcept;
+  PreparedSimulation &operator=(PreparedSimulation &&) noexcept;
+  ~PreparedSimulation();
+
+private:
+  struct Impl;
+  explicit PreparedSimulation(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
 
 /// The bytes of `count` slots of `buf` from `slot` on `rank` (Buffer::Tmp:
 /// count × the largest chunk).

@@ -12,9 +12,19 @@
 3. `collc explain --ranks 2..24 --sizes 8..1M -o choice.svg`, screenshot: each
    cell shows its algorithm's colour (the legend's), and the picture has as
    many distinct choices as the SVG says.
+4. `collc draw rabenseifner --ranks 6 --topology topologies/cluster-3level.yaml
+   --bytes 96K -o sim.svg` (ops at their simulated times), screenshot: every
+   lane's line is drawn; every op box wide enough to see shows its kind's
+   colour where its time puts it; every arrow is drawn at its midpoint and
+   runs forward in time (its head right of its tail, and the receiver's box
+   no earlier than where it arrives); the idle stretches show their shade;
+   the time axis is drawn from 0 to the end with its tick marks at their
+   times and a label under each; the critical path shows red.
 
 Exit 0 when everything holds, 1 with one line per failure, 77 (skipped) when
 there is no Chromium. usage: browser-check.py COLLC CHROMIUM WORKDIR [--ring-png FILE]
+[--sim-png FILE] (copies of the screenshots of 1 and 4: docs/ring.png and
+docs/rabenseifner-simulated.png come from them)
 """
 import math
 import os
@@ -29,6 +39,7 @@ NS = "{http://www.w3.org/2000/svg}"
 KIND_COLOR = {"send": "#2563eb", "recv": "#16a34a", "recv_reduce": "#ea580c",
               "reduce": "#9333ea", "copy": "#94a3b8"}
 ARROW, CRITICAL, LANE, WHITE = "#4b5563", "#dc2626", "#d1d5db", "#ffffff"
+IDLE, AXIS = "#fde7c4", "#374151"
 failures = []
 
 
@@ -256,9 +267,126 @@ def check_heatmap(collc, exe, work):
           f"{len(choices)} algorithms")
 
 
+def check_simulated_page(collc, exe, work, sim_png):
+    src = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    path = os.path.join(work, "sim.svg")
+    subprocess.run([collc, "draw", "rabenseifner", "--ranks", "6", "--topology",
+                    os.path.join(src, "topologies", "cluster-3level.yaml"), "--bytes", "96K",
+                    "-o", path], check=True)
+    svg = svg_of(path)
+    png = os.path.join(work, "sim.png")
+    img = screenshot(exe, work, "file://" + path, png, int(float(svg.get("width"))),
+                     int(float(svg.get("height"))))
+    if sim_png:
+        shutil.copyfile(png, sim_png)
+    groups = [(g, g.get("class", "").split()) for g in svg.iter(NS + "g")]
+    lanes = [g for g, c in groups if "lane" in c]
+    if len(lanes) != 6:
+        fail(f"sim.svg: {len(lanes)} lanes, expected 6")
+    for g in lanes:
+        line = g.find(NS + "line")
+        x, y = float(line.get("x1")) + 2, float(line.get("y1"))
+        if not img.near(x, y, LANE, tol=12):
+            fail(f"sim.svg: lane {g.get('data-lane')} not drawn at ({x:.0f}, {y:.0f})")
+
+    axis = svg.find(f".//{NS}g[@class='axis']")
+    if axis is None:
+        fail("sim.svg: no time axis")
+        return
+    # Where a time is: the axis's scale, checked against its ticks below.
+    origin, scale = float(axis.get("data-origin")), float(axis.get("data-scale"))
+    boxes, seen = {}, 0
+    for g, c in groups:
+        if "op" not in c:
+            continue
+        r = g.find(NS + "rect")
+        y, h = float(r.get("y")), float(r.get("height"))
+        start, end = float(g.get("data-start")), float(g.get("data-end"))
+        x, w = origin + start * scale, (end - start) * scale
+        boxes[f"{g.get('data-rank')}:{g.get('data-op')}"] = (x, w, start)
+        if w < 6:
+            continue  # a receive's tick, or an op too short to sample inside
+        # Halfway through its time, off its outline (2.5 px when red).
+        if not img.near(x + w / 2, y + h / 2, KIND_COLOR[c[1]], tol=6):
+            fail(f"sim.svg: op {g.get('data-rank')}:{g.get('data-op')} ({c[1]}) shows "
+                 f"{img.at(x + w / 2, y + h / 2)} at ({x + w / 2:.0f}, {y + h / 2:.0f})")
+        else:
+            seen += 1
+    if seen < 10:
+        fail(f"sim.svg: only {seen} op boxes wide enough to check")
+
+    arrows = 0
+    for g, c in groups:
+        if "msg" not in c:
+            continue
+        line = g.find(NS + "line")
+        y1, y2 = float(line.get("y1")), float(line.get("y2"))
+        x1 = origin + float(g.get("data-leaves")) * scale
+        x2 = origin + float(g.get("data-arrives")) * scale
+        colour = CRITICAL if "crit" in c else ARROW
+        if not img.near((x1 + x2) / 2, (y1 + y2) / 2, colour, tol=70, radius=2):
+            fail(f"sim.svg: arrow {g.get('data-from')} -> {g.get('data-to')} not drawn at its "
+                 f"midpoint ({(x1 + x2) / 2:.0f}, {(y1 + y2) / 2:.0f})")
+            continue
+        bx, bw, _ = boxes[g.get("data-to")]
+        if x2 < x1 or bx + 0.6 < x2:
+            fail(f"sim.svg: arrow {g.get('data-from')} -> {g.get('data-to')} runs from x = {x1} "
+                 f"to {x2}, its receive starts at {bx}")
+            continue
+        arrows += 1
+    if arrows < 10:
+        fail(f"sim.svg: only {arrows} arrows checked")
+
+    idle = 0
+    for g, c in groups:
+        if "idle" in c:
+            r = g.find(NS + "rect")
+            x, y, w, h = (float(r.get(k)) for k in ("x", "y", "width", "height"))
+            # Its lower quarter: below the receive track's boxes there is only the shade.
+            if w >= 8 and img.near(x + w / 2, y + h - 2, IDLE, tol=6):
+                idle += 1
+            elif w >= 8 and not any(bx <= x + w / 2 <= bx + bw for bx, bw, _ in boxes.values()):
+                fail(f"sim.svg: idle stretch of rank {g.get('data-rank')} at ({x + w / 2:.0f}, "
+                     f"{y + h - 2:.0f}) shows {img.at(x + w / 2, y + h - 2)}")
+    if idle == 0:
+        fail("sim.svg: no idle stretch visible")
+
+    aline = axis.find(NS + "line")
+    ay, ax0, ax1 = float(aline.get("y1")), float(aline.get("x1")), float(aline.get("x2"))
+    for f in (0.02, 0.5, 0.98):
+        if not img.near(ax0 + f * (ax1 - ax0), ay, AXIS, tol=40):
+            fail(f"sim.svg: the time axis is not drawn at ({ax0 + f * (ax1 - ax0):.0f}, {ay:.0f})")
+    ticks = [t for t in axis.iter(NS + "g") if "tick" in t.get("class", "")]
+    for t in ticks:
+        x = origin + float(t.get("data-t")) * scale
+        if not img.near(x, ay + 3, AXIS, tol=40):
+            fail(f"sim.svg: tick {t.get('data-t')} not drawn at ({x:.0f}, {ay + 3:.0f})")
+        # Its label: dark text pixels under the tick.
+        if not any(img.near(x + dx, ay + 12, AXIS, tol=90, radius=3) for dx in (-8, 0, 8)):
+            fail(f"sim.svg: tick {t.get('data-t')} has no label under it")
+    if len(ticks) < 4:
+        fail(f"sim.svg: {len(ticks)} ticks on the time axis")
+    crit = 0
+    for g, c in groups:
+        if "op" in c and "crit" in c:
+            r = g.find(NS + "rect")
+            x, y, w = float(r.get("x")), float(r.get("y")), float(r.get("width"))
+            if w >= 6:  # its red outline, on the top edge
+                if img.near(x + w / 2, y, CRITICAL, tol=40):
+                    crit += 1
+                else:
+                    fail(f"sim.svg: critical op {g.get('data-rank')}:{g.get('data-op')} has no "
+                         f"red outline at ({x + w / 2:.0f}, {y:.0f})")
+    if crit < 3:
+        fail(f"sim.svg: only {crit} ops of the critical path show red")
+    print(f"sim.svg: {seen} ops, {arrows} arrows forward in time, {idle} idle stretches, "
+          f"{len(ticks)} ticks on a {axis.get('data-unit')} axis, {crit} critical ops in red")
+
+
 def main():
     collc, exe, work = sys.argv[1:4]
-    ring_png = sys.argv[5] if len(sys.argv) > 5 and sys.argv[4] == "--ring-png" else None
+    extra = dict(zip(sys.argv[4::2], sys.argv[5::2]))
+    ring_png, sim_png = extra.get("--ring-png"), extra.get("--sim-png")
     if not shutil.which(exe):
         print(f"skipped: no Chromium ('{exe}'); scripts/bootstrap.sh installs Debian's chromium")
         return 77
@@ -267,6 +395,7 @@ def main():
     check_plan_page(collc, exe, work, ring_png)
     check_dom(collc, exe, work)
     check_heatmap(collc, exe, work)
+    check_simulated_page(collc, exe, work, sim_png)
     if failures:
         print(f"{len(failures)} failures")
         return 1

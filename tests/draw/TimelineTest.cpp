@@ -4,6 +4,7 @@
 #include "tools/draw/PlanDiagram.h"
 #include "tools/draw/Timeline.h"
 
+#include "compiler/model/Simulator.h"
 #include "ir/PlanIO.h"
 #include "schedules/Generators.h"
 
@@ -44,6 +45,21 @@ programs:
     - {op: copy, buf: out, chunk: 0, src: in}
     - {after: [0], op: recv, from: 0, buf: tmp, chunk: 0}
     - {after: [1], op: send, to: 0, buf: out, chunk: 0}
+)";
+
+// Rank 1 sends its vector to the root, which combines it after its copy.
+const char *oneMessage = R"(format: collc-plan/1
+collective: reduce
+algorithm: one_message
+ranks: 2
+root: 0
+chunks: 1
+programs:
+  0:
+    - {op: copy, buf: out, chunk: 0, src: in}
+    - {after: [0], op: recv_reduce, from: 1, buf: out, chunk: 0, order: buf_first}
+  1:
+    - {op: send, to: 0, buf: in, chunk: 0}
 )";
 
 } // namespace
@@ -141,29 +157,31 @@ TEST(Marks, FollowTheOpsADiagnosticMessageNames) {
 TEST(PlanDiagram, DrawsAGivenTimelineAtItsTimes) {
   // A simulated timeline, as a machine model would give it: rank 1's send
   // leaves at 1 us and arrives at rank 0 at 3.5 us.
-  const ir::Plan plan = parse(R"(format: collc-plan/1
-collective: reduce
-algorithm: one_message
-ranks: 2
-root: 0
-chunks: 1
-programs:
-  0:
-    - {op: copy, buf: out, chunk: 0, src: in}
-    - {after: [0], op: recv_reduce, from: 1, buf: out, chunk: 0, order: buf_first}
-  1:
-    - {op: send, to: 0, buf: in, chunk: 0}
-)");
+  const ir::Plan plan = parse(oneMessage);
   draw::Timeline t;
   t.logical = false;
   t.unit = "us";
-  t.times = {{{0, 1, 0, std::nullopt}, {1, 3.5, 3.5, OpRef{1, 0}}},
-             {{0, 1, 1, std::nullopt}}};
+  auto at = [](double start, double end, double wire, std::optional<OpRef> binding) {
+    draw::OpTime o;
+    o.start = start;
+    o.end = end;
+    o.wire = wire;
+    o.binding = binding;
+    return o;
+  };
+  t.times = {{at(0, 1, 0, std::nullopt), at(1, 3.5, 3.5, OpRef{1, 0})},
+             {at(0, 1, 1, std::nullopt)}};
   t.span = 3.5;
   const std::string svg = draw::planSvg(plan, t, {});
-  EXPECT_NE(svg.find("time: simulated, in us"), std::string::npos);
-  EXPECT_NE(svg.find("data-rank=\"0\" data-op=\"1\" data-start=\"1\""), std::string::npos);
-  EXPECT_NE(svg.find("3.5 us"), std::string::npos) << "hover text gives the times";
+  EXPECT_NE(svg.find("time: simulated, in µs"), std::string::npos);
+  EXPECT_NE(svg.find("data-rank=\"0\" data-op=\"1\" data-start=\"1\" data-end=\"3.5\""),
+            std::string::npos);
+  EXPECT_NE(svg.find("1.000 .. 3.500 µs"), std::string::npos) << "hover text gives the times";
+  EXPECT_NE(svg.find("class=\"axis\" data-unit=\"us\" data-origin=\"84\" data-scale=\"400\""),
+            std::string::npos);
+  // Rank 1 has nothing to do after its send until its end: no idle stretch;
+  // rank 0 waits for the message from 1 to 1 us (it is on its way in).
+  EXPECT_EQ(svg.find("class=\"idle\""), std::string::npos);
   // The arrow leaves rank 1 at 1 us and reaches rank 0 at 3.5 us: 1400 px
   // over 3.5 us from the left margin of 84 px.
   EXPECT_NE(svg.find("x1=\"484\""), std::string::npos) << svg;
@@ -171,4 +189,76 @@ programs:
   // The critical path is rank 1's send, then rank 0's recv_reduce.
   EXPECT_NE(svg.find("class=\"msg crit\""), std::string::npos);
   EXPECT_NE(svg.find("x[0..1]"), std::string::npos);
+}
+
+namespace {
+/// One level, α = 1 us, 1 GB/s; combining 500 MB/s, copying 1 GB/s.
+model::Topology smallMachine() {
+  model::Topology t;
+  t.name = "small";
+  t.levels.push_back({"system", 4, 1e-6, 1e-9, 1});
+  t.gamma = 2e-9;
+  t.copyBeta = 1e-9;
+  return t;
+}
+
+draw::Timeline simulated(const ir::Plan &plan, const model::Topology &topo, uint64_t bytes) {
+  llvm::Expected<model::Placement> pl = model::place(topo, plan.shape.ranks);
+  EXPECT_TRUE(bool(pl));
+  model::SimOptions o;
+  o.bytes = bytes;
+  o.elemBytes = 1;
+  o.gamma = topo.gamma;
+  o.opTimes = true;
+  llvm::Expected<model::SimResult> r = model::simulate(plan, topo, *pl, o);
+  EXPECT_TRUE(bool(r)) << (r ? "" : llvm::toString(r.takeError()));
+  return draw::simulatedTimeline(plan, compiler::Messages(plan), topo, *r, "test");
+}
+} // namespace
+
+// The one-message reduce by hand: the root copies 0..1 us, so its receive is
+// posted at 1; rank 1's message goes then (unbuffered) and arrives at 3; the
+// combination runs 3..5. The critical path is the simulator's.
+TEST(SimulatedTimeline, TakesTheSimulatorsTimesAndPath) {
+  const ir::Plan plan = parse(oneMessage);
+  const draw::Timeline t = simulated(plan, smallMachine(), 1000);
+  EXPECT_FALSE(t.logical);
+  EXPECT_EQ(t.unit, "us");
+  EXPECT_NEAR(t.span, 5, 1e-9);
+  EXPECT_NEAR(t.times[0][0].end, 1, 1e-9);
+  EXPECT_NEAR(t.times[1][0].start, 1, 1e-9);
+  EXPECT_NEAR(t.times[1][0].wire, 1, 1e-9);
+  EXPECT_NEAR(t.times[0][1].wire, 3, 1e-9) << "the message arrives at 3";
+  EXPECT_NEAR(t.times[0][1].start, 3, 1e-9);
+  EXPECT_NEAR(t.times[0][1].end, 5, 1e-9);
+  EXPECT_EQ(t.times[1][0].binding, (OpRef{0, 0})) << "held by the receive's posting";
+  EXPECT_EQ(t.times[0][1].binding, (OpRef{1, 0}));
+  EXPECT_EQ(t.criticalPath(), (std::vector<OpRef>{{0, 0}, {1, 0}, {0, 1}}));
+  EXPECT_NE(t.times[1][0].detail.find("starts when rank 0 op 0 is done"), std::string::npos);
+  EXPECT_NE(t.times[0][1].detail.find("combines 1000 bytes"), std::string::npos);
+  // Drawn: rank 1 idles 0..1 us, the box of the combination starts at
+  // 84 + 3 × 1400 / 5 px.
+  const std::string svg = draw::planSvg(plan, t, {});
+  EXPECT_NE(svg.find("class=\"idle\" data-rank=\"1\" data-from=\"0\" data-to=\"1\""),
+            std::string::npos)
+      << svg;
+  EXPECT_EQ(svg.find("class=\"idle\" data-rank=\"0\""), std::string::npos);
+  EXPECT_NE(svg.find("<rect class=\"box\" x=\"924\""), std::string::npos);
+}
+
+// The unit follows the span: the same plan in ns, us, ms and s.
+TEST(SimulatedTimeline, PicksAUnitInWhichTheSpanIsAtLeastOne) {
+  const ir::Plan plan = generate("ring", 3);
+  model::Topology topo = smallMachine();
+  topo.levels[0].alpha = 0;
+  topo.gamma = topo.copyBeta = 0;
+  const std::pair<double, const char *> cases[] = {
+      {1e-12, "ns"}, {1e-9, "us"}, {1e-6, "ms"}, {1e-3, "s"}};
+  for (const auto &[beta, unit] : cases) {
+    topo.levels[0].beta = beta;
+    const draw::Timeline t = simulated(plan, topo, 3000);
+    EXPECT_EQ(t.unit, unit) << beta;
+    EXPECT_GE(t.span, 1);
+    EXPECT_LT(t.span, 1000);
+  }
 }

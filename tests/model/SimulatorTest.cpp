@@ -212,11 +212,8 @@ programs:
   EXPECT_EQ(r.criticalPath.back().cause, Cause::Message);
 }
 
-// Link contention proper: ranks 0, 1 on node 0 send to 2, 3 on node 1 at
-// once. With one link per node (share 2) the second message waits for the
-// first's data (1 us); with a link per rank (share 1) both take 2 + 1 us.
-TEST(Simulator, RanksSharingALinkShareItsBandwidth) {
-  ir::Plan p = plan(R"(format: collc-plan/1
+// Ranks 0 and 1 send to 2 and 3 at once.
+const char *pairs = R"(format: collc-plan/1
 collective: bcast
 algorithm: pairs
 ranks: 4
@@ -231,7 +228,13 @@ programs:
     - {op: recv, from: 0, buf: out, chunk: 0}
   3:
     - {op: recv, from: 1, buf: out, chunk: 0}
-)");
+)";
+
+// Link contention proper: ranks 0, 1 on node 0 send to 2, 3 on node 1 at
+// once. With one link per node (share 2) the second message waits for the
+// first's data (1 us); with a link per rank (share 1) both take 2 + 1 us.
+TEST(Simulator, RanksSharingALinkShareItsBandwidth) {
+  ir::Plan p = plan(pairs);
   SimResult shared = run(p, twoLevel(2, 2), 500);
   EXPECT_NEAR(shared.rankFinish[2], 3 * us, 1e-15);
   EXPECT_NEAR(shared.rankFinish[3], 4 * us, 1e-15);
@@ -243,6 +246,43 @@ programs:
             "network up-link 0 of node 0");
   SimResult own = run(p, twoLevel(2, 1), 500);
   EXPECT_NEAR(own.time, 3 * us, 1e-15);
+}
+
+// Every op's times, when asked for (collc draw --bytes draws them): on the
+// shared link above, rank 1's send gets its ports at 0 but its data leaves
+// at 1 us, when rank 0's has left the link; it arrives at 1 + 1 + 2 us.
+TEST(Simulator, RecordsEveryOpsTimesWhenAsked) {
+  ir::Plan p = plan(pairs);
+  const Topology t = twoLevel(2, 2);
+  llvm::Expected<Placement> pl = place(t, 4);
+  ASSERT_TRUE(bool(pl));
+  SimOptions o;
+  o.bytes = 500;
+  o.elemBytes = 1;
+  EXPECT_TRUE(simulate(p, t, *pl, o)->ops.empty()) << "only when asked for";
+  o.opTimes = true;
+  o.criticalPath = false;
+  llvm::Expected<SimResult> r = simulate(p, t, *pl, o);
+  ASSERT_TRUE(bool(r));
+  ASSERT_EQ(r->ops.size(), 4u);
+  const OpTiming &s0 = r->ops[0][0], &s1 = r->ops[1][0], &r3 = r->ops[3][0];
+  EXPECT_NEAR(s0.start, 0, 1e-15);
+  EXPECT_NEAR(s0.leaves, 0, 1e-15);
+  EXPECT_NEAR(s0.end, 3 * us, 1e-15);
+  EXPECT_EQ(s0.cause, Cause::Start);
+  EXPECT_FALSE(s0.pred);
+  EXPECT_NEAR(s1.start, 0, 1e-15);
+  EXPECT_NEAR(s1.leaves, 1 * us, 1e-15);
+  EXPECT_NEAR(s1.end, 4 * us, 1e-15);
+  EXPECT_EQ(s1.cause, Cause::Link);
+  EXPECT_EQ(s1.pred, std::make_pair(0u, 0u));
+  EXPECT_EQ(s1.level, 1u);
+  EXPECT_EQ(s1.bytes, 500u);
+  EXPECT_NEAR(r3.start, 4 * us, 1e-15);
+  EXPECT_NEAR(r3.end, 4 * us, 1e-15);
+  EXPECT_EQ(r3.cause, Cause::Message);
+  EXPECT_EQ(r3.pred, std::make_pair(1u, 0u));
+  EXPECT_TRUE(r->criticalPath.empty());
 }
 
 // A reduction overlaps the next message: rank 1 sends two chunks, rank 0
@@ -380,6 +420,55 @@ TEST(SimulatorProperties, MoreBandwidthIsNeverSlower) {
       }
     }
   }
+}
+
+// A prepared plan run at several sizes, in any order and again, gives what
+// simulate gives at each: the preparation carries nothing from one run over.
+TEST(SimulatorProperties, PreparedRunsEqualSimulate) {
+  Topology t = twoLevel(4, 2);
+  for (const Case &c : libraryCases()) {
+    sched::GenOptions o;
+    o.ranks = c.p;
+    ir::Plan p = c.alg->build(o);
+    llvm::Expected<Placement> pl = place(t, c.p);
+    ASSERT_TRUE(bool(pl));
+    llvm::Expected<PreparedSimulation> prep = PreparedSimulation::prepare(p, t, *pl);
+    ASSERT_TRUE(bool(prep)) << llvm::toString(prep.takeError());
+    for (uint64_t bytes : {1ull << 20, 0ull, 8000ull, 8ull, 1ull << 20}) {
+      SimOptions so;
+      so.bytes = bytes;
+      so.gamma = t.gamma;
+      const SimResult a = prep->run(so);
+      const SimResult b = *simulate(p, t, *pl, so);
+      EXPECT_EQ(a.time, b.time) << c.alg->name.str() << " p=" << c.p << " bytes=" << bytes;
+      EXPECT_EQ(a.rankFinish, b.rankFinish);
+      EXPECT_EQ(a.criticalPath.size(), b.criticalPath.size());
+      ASSERT_EQ(a.levels.size(), b.levels.size());
+      for (size_t j = 0; j < a.levels.size(); ++j)
+        EXPECT_EQ(a.levels[j].bytes, b.levels[j].bytes);
+    }
+  }
+}
+
+// prepare refuses what simulate refuses.
+TEST(Simulator, PrepareRefusesADeadlock) {
+  ir::Plan p = plan(R"(format: collc-plan/1
+collective: allreduce
+algorithm: cycle
+ranks: 2
+chunks: 1
+programs:
+  0:
+    - {op: recv, from: 1, buf: out, chunk: 0}
+    - {after: [0], op: send, to: 1, buf: out, chunk: 0}
+  1:
+    - {op: recv, from: 0, buf: out, chunk: 0}
+    - {after: [0], op: send, to: 0, buf: out, chunk: 0}
+)");
+  const Topology t = uniform();
+  llvm::Expected<PreparedSimulation> prep = PreparedSimulation::prepare(p, t, *place(t, 2));
+  ASSERT_FALSE(bool(prep));
+  EXPECT_NE(llvm::toString(prep.takeError()).find("never completes"), std::string::npos);
 }
 
 TEST(SimulatorProperties, AddingADependencyIsNeverFaster) {

@@ -71,7 +71,7 @@ llvm::Expected<std::pair<uint32_t, uint32_t>> ranksFromFlags(bool allowRange) {
 
 uint32_t rootFromFlag() { return root; }
 
-llvm::Expected<std::shared_ptr<const lang::Layout>> layoutFromFlags(uint32_t p) {
+llvm::Expected<const model::Topology *> topologyFromFlags() {
   static std::optional<model::Topology> topo;
   if (topologyFlag.empty()) {
     if (!mappingFlag.empty())
@@ -93,17 +93,31 @@ llvm::Expected<std::shared_ptr<const lang::Layout>> layoutFromFlags(uint32_t p) 
     }
     topo = std::move(*t);
   }
-  llvm::Expected<model::Placement> pl = model::place(*topo, p);
+  return &*topo;
+}
+
+llvm::Expected<std::shared_ptr<const lang::Layout>> layoutOf(const model::Topology &topo,
+                                                             const model::Placement &pl) {
+  std::vector<uint32_t> sizes, coords;
+  for (const model::Level &l : topo.levels)
+    sizes.push_back(l.size);
+  coords.reserve(size_t(pl.ranks()) * sizes.size());
+  for (uint32_t r = 0; r < pl.ranks(); ++r)
+    for (uint32_t j = 0; j < sizes.size(); ++j)
+      coords.push_back(pl.coord(r, j));
+  return lang::makeLayout(std::move(sizes), std::move(coords), pl.ranks());
+}
+
+llvm::Expected<std::shared_ptr<const lang::Layout>> layoutFromFlags(uint32_t p) {
+  llvm::Expected<const model::Topology *> topo = topologyFromFlags();
+  if (!topo)
+    return topo.takeError();
+  if (!*topo)
+    return nullptr;
+  llvm::Expected<model::Placement> pl = model::place(**topo, p);
   if (!pl)
     return pl.takeError();
-  std::vector<uint32_t> sizes, coords;
-  for (const model::Level &l : topo->levels)
-    sizes.push_back(l.size);
-  coords.reserve(size_t(p) * sizes.size());
-  for (uint32_t r = 0; r < p; ++r)
-    for (uint32_t j = 0; j < sizes.size(); ++j)
-      coords.push_back(pl->coord(r, j));
-  return lang::makeLayout(std::move(sizes), std::move(coords), p);
+  return layoutOf(**topo, *pl);
 }
 
 llvm::Expected<std::vector<std::pair<std::string, int64_t>>> paramsFromFlags() {
@@ -118,8 +132,9 @@ llvm::Expected<std::vector<std::pair<std::string, int64_t>>> paramsFromFlags() {
   return out;
 }
 
-llvm::Error refuseAlgorithmFlags(llvm::StringRef input) {
-  if (ranks.empty() && sets.empty() && topologyFlag.empty() && mappingFlag.empty())
+llvm::Error refuseAlgorithmFlags(llvm::StringRef input, bool allowTopology) {
+  if (ranks.empty() && sets.empty() &&
+      (allowTopology || (topologyFlag.empty() && mappingFlag.empty())))
     return llvm::Error::success();
   return misuse(llvm::formatv("--ranks and --set apply to algorithm files (.calgo), not to the "
                               "plan '{0}'",

@@ -9,6 +9,7 @@
 
 #include "compiler/Verifier.h"
 #include "compiler/lang/Instantiator.h"
+#include "compiler/model/Topology.h"
 
 #include "llvm/Support/Error.h"
 
@@ -29,11 +30,21 @@ uint32_t rootFromFlag();
 /// without --topology.
 llvm::Expected<std::shared_ptr<const lang::Layout>> layoutFromFlags(uint32_t p);
 
+/// The machine of --topology with --mapping applied (read once); null
+/// without --topology.
+llvm::Expected<const model::Topology *> topologyFromFlags();
+
+/// What an algorithm's topology functions (node(r), ppn...) see of ranks
+/// placed by `pl` on `topo` (an error when two ranks share a slot).
+llvm::Expected<std::shared_ptr<const lang::Layout>> layoutOf(const model::Topology &topo,
+                                                             const model::Placement &pl);
+
 /// The --set NAME=VALUE parameters.
 llvm::Expected<std::vector<std::pair<std::string, int64_t>>> paramsFromFlags();
 
-/// An error when --ranks or --set is given for `input`, a plan file.
-llvm::Error refuseAlgorithmFlags(llvm::StringRef input);
+/// An error when --ranks or --set is given for `input`, a plan file, or
+/// --topology / --mapping unless `allowTopology` (a plan simulated on it).
+llvm::Error refuseAlgorithmFlags(llvm::StringRef input, bool allowTopology = false);
 
 /// The plan `input` names: a format-v1 file ("-" = stdin), or an algorithm
 /// file instantiated for --ranks P, --root and --set (which a plan file

@@ -4,11 +4,15 @@
 #include "tools/collc/DrawVerdict.h"
 
 #include "compiler/Disasm.h"
+#include "compiler/model/Simulator.h"
 #include "ir/PlanIO.h"
+#include "runtime/bytecode/Bundle.h"
+#include "runtime/kernels/Kernels.h"
 #include "schedules/Generators.h"
 #include "tools/draw/PlanDiagram.h"
 
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -40,6 +44,16 @@ cl::opt<std::string> collective("collective",
                                 cl::cat(category()));
 cl::opt<std::string> title("title", cl::desc("Title of the picture (default: the plan's shape)"),
                            cl::value_desc("TEXT"), cl::sub(DrawCommand()), cl::cat(category()));
+cl::opt<std::string> bytesFlag("bytes",
+                               cl::desc("Simulate on --topology for a vector of N bytes (K, M, G: "
+                                        "powers of 1024) and draw the ops at their simulated "
+                                        "times"),
+                               cl::value_desc("N"), cl::sub(DrawCommand()), cl::cat(category()));
+cl::opt<std::string> dtype("dtype",
+                           cl::desc("With --bytes: the element type, its size and the "
+                                    "topology's reduce cost (default double)"),
+                           cl::value_desc("T"), cl::init("double"), cl::sub(DrawCommand()),
+                           cl::cat(category()));
 
 llvm::Error misuse(const llvm::Twine &message) {
   return llvm::createStringError(llvm::inconvertibleErrorCode(), message.str());
@@ -72,9 +86,29 @@ llvm::Expected<ir::Plan> planFromInput() {
     opts.ranks = ranks->first;
     opts.root = rootFromFlag();
     opts.params = std::move(*params);
-    return sched::generate(*c, input, opts);
+    llvm::Expected<std::shared_ptr<const lang::Layout>> layout = layoutFromFlags(opts.ranks);
+    if (!layout)
+      return layout.takeError();
+    if (!*layout)
+      return sched::generate(*c, input, opts);
+    // On a machine: the algorithm file instantiated for it (node(r), ppn...).
+    lang::InstantiateOptions lo;
+    lo.ranks = opts.ranks;
+    lo.root = opts.root;
+    lo.params = opts.params;
+    lo.layout = std::move(*layout);
+    lo.maxOps = sched::defaultMaxOps;
+    return lang::instantiate(*sched::findAlgorithm(*c, input)->module, lo);
   }
-  if (llvm::Error e = refuseAlgorithmFlags(input))
+  if (bytesFlag.empty()) {
+    llvm::Expected<const model::Topology *> topo = topologyFromFlags();
+    if (!topo)
+      return topo.takeError();
+    if (*topo)
+      return misuse("--topology without --bytes: the plan '" + input +
+                    "' is drawn as it is; add --bytes N to draw it at its simulated times");
+  }
+  if (llvm::Error e = refuseAlgorithmFlags(input, /*allowTopology=*/true))
     return e;
   auto buf = llvm::MemoryBuffer::getFileOrSTDIN(input, /*IsText=*/false);
   if (!buf)
@@ -86,18 +120,81 @@ llvm::Expected<ir::Plan> planFromInput() {
         llvm::ArrayRef<uint8_t>(reinterpret_cast<const uint8_t *>(data.data()), data.size()));
   return ir::parsePlan(data, input == "-" ? llvm::StringRef("<stdin>") : llvm::StringRef(input));
 }
+
+/// What --bytes asks for: the machine, the size and the element type.
+struct SimRequest {
+  const model::Topology *topo = nullptr;
+  uint64_t bytes = 0;
+  rt::ElemType type{};
+};
+
+/// --bytes, --dtype and --topology, checked before the plan is read; none
+/// without --bytes.
+llvm::Expected<std::optional<SimRequest>> simRequestFromFlags() {
+  if (bytesFlag.empty()) {
+    if (bytesFlag.getNumOccurrences())
+      return misuse("--bytes '' is not a size (bytes, optional K, M or G suffix)");
+    if (dtype.getNumOccurrences())
+      return misuse("--dtype applies to a simulated drawing: give --topology and --bytes");
+    return std::nullopt;
+  }
+  SimRequest q;
+  if (!rt::parseByteCount(bytesFlag.getValue(), q.bytes))
+    return misuse(llvm::formatv("--bytes '{0}' is not a size (bytes, optional K, M or G suffix)",
+                                bytesFlag.getValue()));
+  std::optional<rt::ElemType> et = rt::parseElemType(dtype.getValue());
+  if (!et)
+    return misuse(llvm::formatv("--dtype: unknown element type '{0}'", dtype.getValue()));
+  q.type = *et;
+  llvm::Expected<const model::Topology *> topo = topologyFromFlags();
+  if (!topo)
+    return topo.takeError();
+  if (!*topo)
+    return misuse("--bytes needs --topology FILE: the machine to simulate the plan on");
+  q.topo = *topo;
+  return q;
+}
+
 } // namespace
 
 int runDraw() {
   llvm::Expected<draw::PictureKind> kind = draw::pictureKindFor(output, format);
   if (!kind)
     return reportMisuse(kind.takeError());
+  llvm::Expected<std::optional<SimRequest>> sim = simRequestFromFlags();
+  if (!sim)
+    return reportMisuse(sim.takeError());
   llvm::Expected<ir::Plan> plan = planFromInput();
   if (!plan)
     return reportReadError(plan.takeError());
   draw::DrawOptions opts;
   opts.title = title;
-  return writeOutput(output, draw::drawPlan(*plan, opts, *kind)) ? Success : Misuse;
+  if (!*sim)
+    return writeOutput(output, draw::drawPlan(*plan, opts, *kind)) ? Success : Misuse;
+
+  // At the simulated times (docs/topology.md, "The cost model").
+  const SimRequest &q = **sim;
+  llvm::Expected<model::Placement> pl = model::place(*q.topo, plan->shape.ranks);
+  if (!pl)
+    return reportMisuse(pl.takeError());
+  model::SimOptions so;
+  so.elemBytes = static_cast<uint32_t>(rt::elemSize(q.type));
+  so.bytes = q.bytes / so.elemBytes * so.elemBytes;
+  so.gamma = q.topo->gammaOf(std::string(rt::elemTypeName(q.type)));
+  so.opTimes = true;
+  llvm::Expected<model::SimResult> r = model::simulate(*plan, *q.topo, *pl, so);
+  if (!r) {
+    llvm::errs() << "collc: cannot simulate the plan: " << llvm::toString(r.takeError())
+                 << " (collc draw without --bytes draws it in dependency order)\n";
+    return Refused;
+  }
+  const compiler::Messages messages(*plan);
+  draw::Timeline t = draw::simulatedTimeline(*plan, messages, *q.topo, *r, "");
+  t.description = llvm::formatv("simulated on {0}, {1} of {2}: {3:f3} {4}", q.topo->name,
+                                draw::bytesText(so.bytes), std::string(rt::elemTypeName(q.type)),
+                                t.span, draw::unitLabel(t.unit))
+                      .str();
+  return writeOutput(output, draw::drawPlan(*plan, opts, *kind, &t)) ? Success : Misuse;
 }
 
 } // namespace collc::tool

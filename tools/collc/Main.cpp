@@ -87,9 +87,10 @@ const Usage usages[] = {
     {"calibrate", "mpirun -np P collc calibrate [-o FILE.yaml] [--transport collc|mpi] [--max-bytes N] [--name NAME]"},
     {"bundle", "collc bundle FILE.cplan[@MIN-MAX]... -o FILE.cbundle | --list FILE.cbundle | "
                "--extract FILE.cbundle [--entry N] -o DIR|FILE"},
-    {"draw", "collc draw PLAN|FILE.calgo|ALG [--ranks P ...] -o FILE.svg|FILE.html"},
+    {"draw", "collc draw PLAN|FILE.calgo|ALG [--ranks P ...] [--topology T --bytes N] "
+             "-o FILE.svg|FILE.html"},
     {"explain", "collc explain [--collective C] [--ranks A..B] [--sizes MIN..MAX] "
-                "-o FILE.svg|FILE.html"},
+                "[--topology T [--by model]] [--tuned FILE.json] -o FILE.svg|FILE.html"},
 };
 
 /// The overview `--help` prints: every command for `collc --help`, the

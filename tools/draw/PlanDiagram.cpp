@@ -2,9 +2,14 @@
 //
 // Geometry (pixels): lane r's centre is at top + (r + 0.5) * laneH; time t is
 // at left + t * unitW. An op of the logical timeline fills the middle 76 % of
-// its step; an arrow runs from the centre of its send's box to the centre of
-// its receive's box, edge to edge vertically (simulated timelines: from when
-// the message leaves to when it arrives).
+// its step, centred on its lane; an arrow runs from the centre of its send's
+// box to the centre of its receive's box, edge to edge vertically. In a
+// simulated timeline a box spans the op's start to its end exactly; sends sit
+// just above the lane's line and every other op just below it (a rank sends
+// while it receives or combines), an arrow runs from when the message leaves
+// to when it arrives, the time axis under the lanes gives the scale, and the
+// stretches of a lane where the rank has nothing running and nothing arriving
+// are shaded as idle.
 #include "tools/draw/PlanDiagram.h"
 
 #include "tools/draw/Contents.h"
@@ -100,11 +105,67 @@ bool usesScratch(const ir::Op &op) {
 struct Canvas {
   double left = 84, top = 60, laneH = 48, unitW = 48;
   uint32_t lanes = 1;
+  bool tracks = false; ///< simulated: sends above the lane's line, other ops below
   double laneY(uint32_t lane) const { return top + (lane + 0.5) * laneH; }
   double x(double t) const { return left + t * unitW; }
-  double boxH() const { return std::min(18.0, laneH * 0.55); }
+  double boxH() const { return tracks ? std::min(14.0, laneH * 0.3) : std::min(18.0, laneH * 0.55); }
+  /// The top of an op's box on its lane.
+  double boxTop(uint32_t lane, ir::OpKind k) const {
+    const double y = laneY(lane), h = boxH();
+    return !tracks ? y - h / 2 : k == ir::OpKind::Send ? y - h : y;
+  }
   double bottom() const { return top + lanes * laneH; }
 };
+
+/// A time as the hover text and the axis print it: 3 decimals.
+std::string timeText(double v) {
+  char buf[40];
+  std::snprintf(buf, sizeof buf, "%.3f", v);
+  return buf;
+}
+
+/// A value for a data- attribute: 9 significant digits, no exponent for
+/// integers below 10^9 (logical steps print as "12").
+std::string exact(double v) {
+  char buf[40];
+  std::snprintf(buf, sizeof buf, "%.9g", v);
+  return buf;
+}
+
+/// The time axis of a simulated timeline at height y: a line from 0 to the
+/// span, ticks at a round step (1, 2 or 5 × 10^k, 4 to 10 of them) with their
+/// time, and faint lines through the lanes at each tick. data-origin and
+/// data-scale give x = origin + t × scale.
+void timeAxis(llvm::raw_ostream &os, const Canvas &c, const Timeline &t, double y) {
+  const double span = t.span > 0 ? t.span : 1;
+  double step = std::pow(10.0, std::floor(std::log10(span / 4)));
+  for (double m : {1.0, 2.0, 5.0, 10.0})
+    if (span / (step * m) <= 10) {
+      step *= m;
+      break;
+    }
+  const std::string unit = unitLabel(t.unit);
+  char scale[40];
+  std::snprintf(scale, sizeof scale, "%.9g", c.unitW);
+  os << "<g class=\"axis\" data-unit=\"" << t.unit << "\" data-origin=\"" << num(c.left)
+     << "\" data-scale=\"" << scale << "\">\n<line x1=\"" << num(c.x(0)) << "\" y1=\"" << num(y)
+     << "\" x2=\"" << num(c.x(span)) << "\" y2=\"" << num(y)
+     << "\" stroke=\"#374151\" stroke-width=\"1\"/>\n";
+  for (int k = 0; k * step <= span * (1 + 1e-9); ++k) {
+    const double v = k * step, x = c.x(v);
+    char label[40];
+    std::snprintf(label, sizeof label, "%.6g", v);
+    os << "<g class=\"tick\" data-t=\"" << exact(v) << "\"><line x1=\"" << num(x) << "\" y1=\""
+       << num(c.top) << "\" x2=\"" << num(x) << "\" y2=\"" << num(y - 1)
+       << "\" stroke=\"#eef0f3\" stroke-width=\"1\"/><line x1=\"" << num(x) << "\" y1=\"" << num(y)
+       << "\" x2=\"" << num(x) << "\" y2=\"" << num(y + 5)
+       << "\" stroke=\"#374151\" stroke-width=\"1\"/><text x=\"" << num(x) << "\" y=\""
+       << num(y + 16) << "\" text-anchor=\"middle\">" << label << (k == 0 ? "" : " " + unit)
+       << "</text></g>\n";
+  }
+  os << "<text x=\"" << num(c.x(span)) << "\" y=\"" << num(y + 30)
+     << "\" text-anchor=\"end\" font-size=\"11\">time (" << unit << ")</text>\n</g>\n";
+}
 
 void header(llvm::raw_ostream &os, double width, double height, llvm::StringRef title,
             llvm::StringRef subtitle) {
@@ -133,6 +194,11 @@ void header(llvm::raw_ostream &os, double width, double height, llvm::StringRef 
      << laneColor
      << ";stroke-width:1}\n"
         ".lane text,.legend text{font-size:11px;fill:#374151}\n"
+        ".axis text{font-size:10px;fill:#374151}\n"
+        ".axis line{shape-rendering:crispEdges}\n"
+        ".idle rect{fill:"
+     << idleColor
+     << "}\n"
         "</style>\n"
      << "<defs><marker id=\"arrow\" viewBox=\"0 0 10 10\" refX=\"10\" refY=\"5\" "
         "markerWidth=\"7\" markerHeight=\"7\" orient=\"auto-start-reverse\">"
@@ -160,7 +226,7 @@ void lanes(llvm::raw_ostream &os, const Canvas &c, double right,
   }
 }
 
-void legend(llvm::raw_ostream &os, double y0, bool summary) {
+void legend(llvm::raw_ostream &os, double y0, bool summary, bool simulated) {
   os << "<g class=\"legend\">\n";
   double x = 12;
   for (ir::OpKind k : {ir::OpKind::Send, ir::OpKind::Recv, ir::OpKind::RecvReduce,
@@ -189,6 +255,12 @@ void legend(llvm::raw_ostream &os, double y0, bool summary) {
        << markColor << "\"/><text x=\"566\" y=\"" << num(y1) << "\">diagnostic</text>\n"
        << "<text x=\"650\" y=\"" << num(y1) << "\">x[a..b]: reduced over ranks a..b</text>\n";
   }
+  if (simulated)
+    os << "<rect x=\"12\" y=\"" << num(y1 + 13) << "\" width=\"28\" height=\"11\" fill=\""
+       << idleColor << "\"/><text x=\"46\" y=\"" << num(y1 + 22)
+       << "\">idle: nothing running, nothing arriving</text>"
+       << "<text x=\"300\" y=\"" << num(y1 + 22)
+       << "\">sends above a lane's line, receives and local ops below it</text>\n";
   os << "</g>\n";
 }
 
@@ -201,7 +273,8 @@ std::string subtitleOf(const ir::Plan &plan, const Timeline &t, size_t critical)
     sub += s.commutative ? ", commutative operations" : ", any associative operation";
   sub += s.inPlace ? ", also in place" : ", not in place";
   sub += "; critical path " + std::to_string(critical) + " ops (red); time: ";
-  sub += t.logical ? "dependency order, one step per op" : "simulated, in " + t.unit;
+  sub += t.logical ? "dependency order, one step per op"
+                   : t.description.empty() ? "simulated, in " + unitLabel(t.unit) : t.description;
   return sub;
 }
 
@@ -231,25 +304,69 @@ std::string opText(const ir::Plan &plan, OpRef o, const OpTime &ot, const OpCont
   else if (t.logical)
     os << "\nstep " << num(ot.start);
   else
-    os << "\n" << num(ot.start) << " .. " << num(ot.end) << ' ' << t.unit;
+    os << "\n" << timeText(ot.start) << " .. " << timeText(ot.end) << ' ' << unitLabel(t.unit);
+  if (!ot.detail.empty())
+    os << '\n' << ot.detail;
   return s;
+}
+
+/// The stretches of [0, the rank's last end) in which rank `r` has no op
+/// running and no message arriving (simulated timelines).
+std::vector<std::pair<double, double>> idleStretches(const ir::Plan &plan, const Timeline &t,
+                                                     const compiler::Messages &messages,
+                                                     uint32_t r) {
+  std::vector<std::pair<double, double>> busy;
+  double last = 0;
+  for (uint32_t i = 0; i < plan.programs[r].ops.size(); ++i) {
+    const OpTime &ot = t.times[r][i];
+    busy.push_back({ot.start, ot.end});
+    last = std::max(last, ot.end);
+    const ir::Op &op = plan.programs[r].ops[i];
+    if (op.kind != ir::OpKind::Send && ir::isMessage(op.kind))
+      if (std::optional<compiler::MsgEnd> s = messages.partner(r, i))
+        busy.push_back({t.times[s->rank][s->op].wire, ot.wire}); // on its way in
+  }
+  std::sort(busy.begin(), busy.end());
+  std::vector<std::pair<double, double>> idle;
+  const double eps = 1e-9 * std::max(1.0, t.span);
+  double covered = 0;
+  for (const auto &[a, b] : busy) {
+    if (a > covered + eps)
+      idle.push_back({covered, a});
+    covered = std::max(covered, b);
+  }
+  if (last > covered + eps)
+    idle.push_back({covered, last});
+  return idle;
 }
 
 void detailed(llvm::raw_ostream &os, const ir::Plan &plan, const Timeline &t,
               const DrawOptions &opts, const std::vector<OpRef> &path) {
   const uint32_t p = static_cast<uint32_t>(plan.programs.size());
   const compiler::Messages messages(plan);
-  const auto contents = computeContents(plan, t, messages);
+  // The labels need an order in which every op follows what it waits for:
+  // dependency order is one, whatever the times.
+  const auto contents =
+      computeContents(plan, t.logical ? t : logicalTimeline(plan, messages), messages);
+  const bool sim = !t.logical;
   Canvas c;
   c.lanes = std::max(1u, p);
+  c.tracks = sim;
   // Room between lanes for a value label under each box and, below it, the
   // labels of the arrows at their midpoints.
   c.laneH = p <= 16 ? 56 : p <= 32 ? 32 : 22;
   c.unitW = unitWidth(t);
-  const bool labels = c.laneH >= 32 && c.unitW >= 30;
-  const double right = c.x(std::max(1.0, t.span)) + 16;
+  size_t mostOps = 1;
+  for (const ir::Program &prog : plan.programs)
+    mostOps = std::max(mostOps, prog.ops.size());
+  // Labels where there is room for them: a step 30 px wide, or (simulated)
+  // 30 px per op of the busiest rank.
+  const bool labels = c.laneH >= 32 && (sim ? 1400.0 / mostOps >= 30 : c.unitW >= 30);
+  const double right = c.x(sim ? t.span : std::max(1.0, t.span)) + 16;
   const double width = std::max(right + 24, 860.0);
-  const double height = c.bottom() + 70;
+  const double axisY = c.bottom() + 8;
+  const double legendY = c.bottom() + (sim ? 70 : 30);
+  const double height = legendY + (sim ? 62 : 40);
   std::set<std::pair<uint32_t, uint32_t>> onPath;
   for (OpRef o : path)
     onPath.insert({o.rank, o.op});
@@ -262,6 +379,8 @@ void detailed(llvm::raw_ostream &os, const ir::Plan &plan, const Timeline &t,
   std::vector<std::string> names;
   for (uint32_t r = 0; r < c.lanes; ++r)
     names.push_back("rank " + std::to_string(r));
+  if (sim)
+    timeAxis(os, c, t, axisY);
   lanes(os, c, right, names);
 
   // Box of an op: [x0, x1] at its lane.
@@ -276,17 +395,31 @@ void detailed(llvm::raw_ostream &os, const ir::Plan &plan, const Timeline &t,
       x1 = x0 + 2;
     return std::pair<double, double>(x0, x1);
   };
+  auto kindOf = [&](OpRef o) { return plan.programs[o.rank].ops[o.op].kind; };
 
-  // Marks go under everything.
+  // Idle stretches, then marks, under everything else.
+  if (sim)
+    for (uint32_t r = 0; r < p; ++r)
+      for (const auto &[a, b] : idleStretches(plan, t, messages, r)) {
+        const std::string text = "rank " + std::to_string(r) + " idle " + timeText(a) + " .. " +
+                                 timeText(b) + ' ' + unitLabel(t.unit) + " (" +
+                                 timeText(b - a) + ' ' + unitLabel(t.unit) + ")";
+        const double h = c.boxH();
+        os << "<g class=\"idle\" data-rank=\"" << r << "\" data-from=\"" << exact(a)
+           << "\" data-to=\"" << exact(b) << "\" data-v1=\"" << attr(text) << "\"><title>"
+           << escapeXml(text) << "</title><rect x=\"" << num(c.x(a)) << "\" y=\""
+           << num(c.laneY(r) - h) << "\" width=\"" << num(std::max(0.5, (b - a) * c.unitW))
+           << "\" height=\"" << num(2 * h) << "\"/></g>\n";
+      }
   for (const Mark &m : opts.marks) {
     auto [x0, x1] = boxOf(m.op);
-    const double y = c.laneY(m.op.rank), h = c.boxH();
+    const double y0 = c.boxTop(m.op.rank, kindOf(m.op)), h = c.boxH();
     os << "<g class=\"mark" << (m.primary ? " primary" : "") << "\" data-rank=\"" << m.op.rank
        << "\" data-op=\"" << m.op.op << "\"><rect x=\"" << num(x0 - 5) << "\" y=\""
-       << num(y - h / 2 - 5) << "\" width=\"" << num(x1 - x0 + 10) << "\" height=\"" << num(h + 10)
+       << num(y0 - 5) << "\" width=\"" << num(x1 - x0 + 10) << "\" height=\"" << num(h + 10)
        << "\" rx=\"3\" fill=\"" << markColor << "\"/>";
     if (m.primary)
-      os << "<text class=\"note\" x=\"" << num(x0 - 4) << "\" y=\"" << num(y - h / 2 - 8) << "\">"
+      os << "<text class=\"note\" x=\"" << num(x0 - 4) << "\" y=\"" << num(y0 - 8) << "\">"
          << escapeXml(m.note) << "</text>";
     os << "</g>\n";
   }
@@ -311,15 +444,23 @@ void detailed(llvm::raw_ostream &os, const ir::Plan &plan, const Timeline &t,
         x1 = c.x((t.at(s).start + t.at(s).end) / 2);
         x2 = c.x((t.at(d).start + t.at(d).end) / 2);
       }
-      const double dir = d.rank > r ? 1 : -1, h = c.boxH();
-      const double y1 = c.laneY(r) + dir * h / 2, y2 = c.laneY(d.rank) - dir * (h / 2 + 1);
+      const bool down = d.rank > r;
+      const double h = c.boxH();
+      const double sTop = c.boxTop(r, ir::OpKind::Send), dTop = c.boxTop(d.rank, kindOf(d));
+      const double y1 = down ? sTop + h : sTop, y2 = down ? dTop - 1 : dTop + h + 1;
       const std::string &chunks = contents[d.rank][d.op].chunks;
-      const std::string text = "message rank " + std::to_string(r) + " op " + std::to_string(i) +
-                               " -> rank " + std::to_string(d.rank) + " op " +
-                               std::to_string(d.op) + (chunks.empty() ? "" : ": " + chunks);
+      std::string text = "message rank " + std::to_string(r) + " op " + std::to_string(i) +
+                         " -> rank " + std::to_string(d.rank) + " op " + std::to_string(d.op) +
+                         (chunks.empty() ? "" : ": " + chunks);
+      if (sim)
+        text += "\nleaves " + timeText(t.at(s).wire) + ", arrives " + timeText(t.at(d).wire) +
+                ' ' + unitLabel(t.unit);
       os << "<g class=\"msg" << (crit ? " crit" : "") << (stuck ? " stuck" : "")
-         << "\" data-from=\"" << r << ':' << i << "\" data-to=\"" << d.rank << ':' << d.op
-         << "\" data-v1=\"" << attr(text) << "\"><title>" << escapeXml(text)
+         << "\" data-from=\"" << r << ':' << i << "\" data-to=\"" << d.rank << ':' << d.op;
+      if (sim)
+        os << "\" data-leaves=\"" << exact(t.at(s).wire) << "\" data-arrives=\""
+           << exact(t.at(d).wire);
+      os << "\" data-v1=\"" << attr(text) << "\"><title>" << escapeXml(text)
          << "</title><line x1=\"" << num(x1) << "\" y1=\"" << num(y1) << "\" x2=\"" << num(x2)
          << "\" y2=\"" << num(y2) << "\" marker-end=\"url(#" << (crit ? "arrow-crit" : "arrow")
          << ")\"/>";
@@ -337,22 +478,25 @@ void detailed(llvm::raw_ostream &os, const ir::Plan &plan, const Timeline &t,
       const ir::Op &op = plan.programs[r].ops[i];
       const OpTime &ot = t.at(o);
       auto [x0, x1] = boxOf(o);
-      const double y = c.laneY(r), h = c.boxH();
+      const double y0 = c.boxTop(r, op.kind), h = c.boxH();
       std::string text = opText(plan, o, ot, contents[r][i], t);
       if (auto it = marks.find({r, i}); it != marks.end())
         text += "\n" + (it->second->detail.empty() ? it->second->note : it->second->detail);
       os << "<g class=\"op " << kindClass(op.kind) << (onPath.count({r, i}) ? " crit" : "")
          << (usesScratch(op) ? " scratch" : "") << (ot.stuck ? " stuck" : "") << "\" data-rank=\""
-         << r << "\" data-op=\"" << i << "\" data-start=\"" << num(ot.start) << "\" data-v1=\"" << attr(text) << "\"><title>"
-         << escapeXml(text) << "</title><rect class=\"box\" x=\"" << num(x0) << "\" y=\""
-         << num(y - h / 2) << "\" width=\"" << num(x1 - x0) << "\" height=\"" << num(h)
-         << "\" rx=\"2\" fill=\"" << kindColor(op.kind) << "\"/>";
+         << r << "\" data-op=\"" << i << "\" data-start=\"" << exact(ot.start);
+      if (sim)
+        os << "\" data-end=\"" << exact(ot.end);
+      os << "\" data-v1=\"" << attr(text) << "\"><title>" << escapeXml(text)
+         << "</title><rect class=\"box\" x=\"" << num(x0) << "\" y=\"" << num(y0)
+         << "\" width=\"" << num(x1 - x0) << "\" height=\"" << num(h) << "\" rx=\""
+         << (sim ? "1" : "2") << "\" fill=\"" << kindColor(op.kind) << "\"/>";
       if (labels && contents[r][i].reduction && !contents[r][i].value.empty())
-        os << "<text class=\"val\" x=\"" << num(x0) << "\" y=\"" << num(y + h / 2 + 10) << "\">"
+        os << "<text class=\"val\" x=\"" << num(x0) << "\" y=\"" << num(y0 + h + 10) << "\">"
            << escapeXml(contents[r][i].value) << "</text>";
       os << "</g>\n";
     }
-  legend(os, c.bottom() + 30, /*summary=*/false);
+  legend(os, legendY, /*summary=*/false, sim);
 }
 
 void summary(llvm::raw_ostream &os, const ir::Plan &plan, const Timeline &t,
@@ -368,7 +512,8 @@ void summary(llvm::raw_ostream &os, const ir::Plan &plan, const Timeline &t,
   c.unitW = std::min(48.0, 1400 / span);
   const double right = c.x(span) + 16;
   const double width = std::max(right + 24, 860.0);
-  const double height = c.bottom() + 70;
+  const double legendY = c.bottom() + (t.logical ? 30 : 70);
+  const double height = legendY + 40;
   auto bucketOf = [&](double time) {
     return std::min(buckets - 1, static_cast<uint32_t>(time / bucket));
   };
@@ -407,6 +552,8 @@ void summary(llvm::raw_ostream &os, const ir::Plan &plan, const Timeline &t,
   std::vector<std::string> names;
   for (uint32_t l = 0; l < c.lanes; ++l)
     names.push_back(groupName(l));
+  if (!t.logical)
+    timeAxis(os, c, t, c.bottom() + 8);
   lanes(os, c, right, names);
 
   // Messages between cells, counted.
@@ -443,9 +590,12 @@ void summary(llvm::raw_ostream &os, const ir::Plan &plan, const Timeline &t,
     for (int j = 1; j < 5; ++j)
       if (cell.counts[j] > cell.counts[dominant])
         dominant = j;
-    std::string text = groupName(k.first) + ", " + (t.logical ? "steps " : "") +
-                       num(k.second * bucket) + ".." + num((k.second + 1) * bucket) + ": " +
-                       std::to_string(cell.total) + " ops (";
+    std::string text =
+        groupName(k.first) + ", " +
+        (t.logical ? "steps " + num(k.second * bucket) + ".." + num((k.second + 1) * bucket)
+                   : timeText(k.second * bucket) + " .. " + timeText((k.second + 1) * bucket) +
+                         ' ' + unitLabel(t.unit)) +
+        ": " + std::to_string(cell.total) + " ops (";
     bool first = true;
     for (int j = 0; j < 5; ++j)
       if (cell.counts[j]) {
@@ -473,7 +623,7 @@ void summary(llvm::raw_ostream &os, const ir::Plan &plan, const Timeline &t,
   if (flows.size() > maxFlows)
     os << "<text x=\"" << num(c.left) << "\" y=\"" << num(c.bottom() + 8) << "\" font-size=\"10\">"
        << flows.size() << " message flows between cells: too many to draw</text>\n";
-  legend(os, c.bottom() + 30, /*summary=*/true);
+  legend(os, legendY, /*summary=*/true, /*simulated=*/false);
 }
 
 } // namespace

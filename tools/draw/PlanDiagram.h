@@ -9,7 +9,8 @@
 // and a data-v1 attribute, and data-rank/data-op attributes, so tools and
 // tests can find them. Above DrawOptions::maxDetailedRanks ranks the diagram
 // is summarized: one lane per group of consecutive ranks, time in buckets,
-// each cell shaded by how many ops it holds.
+// each cell shaded by how many ops it holds. A simulated timeline adds a
+// time axis and shades the stretches where a rank is idle.
 #ifndef COLLC_TOOLS_DRAW_PLANDIAGRAM_H
 #define COLLC_TOOLS_DRAW_PLANDIAGRAM_H
 
@@ -35,7 +36,8 @@ struct DrawOptions {
 /// The fill colours of the op kinds, "#rrggbb" (the legend's; tests sample them).
 llvm::StringRef kindColor(ir::OpKind k);
 inline constexpr llvm::StringLiteral criticalColor = "#dc2626", arrowColor = "#4b5563",
-                                     markColor = "#facc15", laneColor = "#d1d5db";
+                                     markColor = "#facc15", laneColor = "#d1d5db",
+                                     idleColor = "#fde7c4";
 
 /// The diagram as a standalone SVG document. Preconditions: `plan` is
 /// well-formed and `t` is a timeline of it.

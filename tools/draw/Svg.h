@@ -5,6 +5,7 @@
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
 
+#include <cstdint>
 #include <string>
 
 namespace collc::draw {
@@ -14,6 +15,10 @@ std::string escapeXml(llvm::StringRef s);
 
 /// A coordinate with at most one decimal ("12", "12.5"); deterministic.
 std::string num(double v);
+
+/// A byte count as a picture labels it: "8 B", "64 KiB", "3 MiB" (whole
+/// binary units only, else bytes: "1000 B").
+std::string bytesText(uint64_t bytes);
 
 /// What a picture is written as.
 enum class PictureKind { Svg, Html };

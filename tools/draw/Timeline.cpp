@@ -1,12 +1,19 @@
 // tools/draw/Timeline.cpp: the logical timeline and the critical path.
 #include "tools/draw/Timeline.h"
 
+#include "llvm/Support/Format.h"
+#include "llvm/Support/raw_ostream.h"
+
 #include <algorithm>
 #include <deque>
 
 namespace collc::draw {
 
+std::string unitLabel(llvm::StringRef unit) { return unit == "us" ? "µs" : unit.str(); }
+
 std::vector<OpRef> Timeline::criticalPath() const {
+  if (!path.empty())
+    return path;
   std::optional<OpRef> last;
   for (uint32_t r = 0; r < times.size(); ++r)
     for (uint32_t i = 0; i < times[r].size(); ++i)
@@ -111,6 +118,88 @@ Timeline logicalTimeline(const ir::Plan &plan, const compiler::Messages &message
         t.times[r][i].stuck = true;
         place({r, i});
       }
+  return t;
+}
+
+Timeline simulatedTimeline(const ir::Plan &plan, const compiler::Messages &messages,
+                           const model::Topology &topo, const model::SimResult &r,
+                           std::string description) {
+  Timeline t;
+  t.logical = false;
+  t.description = std::move(description);
+  // The largest unit in which the span is at least 1.
+  static const std::pair<const char *, double> units[] = {
+      {"s", 1}, {"ms", 1e3}, {"us", 1e6}, {"ns", 1e9}};
+  double scale = 1e9;
+  t.unit = "ns";
+  for (const auto &[name, perSecond] : units)
+    if (r.time * perSecond >= 1) {
+      t.unit = name;
+      scale = perSecond;
+      break;
+    }
+  t.span = r.time * scale;
+  const std::string unit = unitLabel(t.unit);
+  auto at = [&](double seconds) {
+    std::string s;
+    llvm::raw_string_ostream(s) << llvm::format("%.3f", seconds * scale);
+    return s;
+  };
+  auto opName = [](uint32_t rank, uint32_t op) {
+    return "rank " + std::to_string(rank) + " op " + std::to_string(op);
+  };
+  const uint32_t p = static_cast<uint32_t>(plan.programs.size());
+  t.times.resize(p);
+  for (uint32_t rank = 0; rank < p; ++rank) {
+    const auto &ops = plan.programs[rank].ops;
+    t.times[rank].resize(ops.size());
+    for (uint32_t i = 0; i < ops.size(); ++i) {
+      const model::OpTiming &s = r.ops[rank][i];
+      const ir::OpKind kind = ops[i].kind;
+      OpTime &ot = t.times[rank][i];
+      ot.start = s.start * scale;
+      ot.end = s.end * scale;
+      ot.wire = ot.start;
+      std::optional<compiler::MsgEnd> partner = messages.partner(rank, i);
+      double arrives = s.end;
+      if (kind == ir::OpKind::Send)
+        ot.wire = s.leaves * scale;
+      else if (partner && ir::isMessage(kind))
+        ot.wire = (arrives = r.ops[partner->rank][partner->op].end) * scale;
+      if (s.pred)
+        ot.binding = OpRef{s.pred->first, s.pred->second};
+
+      std::string d;
+      llvm::raw_string_ostream os(d);
+      const std::string pred = s.pred ? opName(s.pred->first, s.pred->second) : "";
+      switch (s.cause) {
+      case model::Cause::Start: os << "starts at once"; break;
+      case model::Cause::Dependency: os << "starts when " << pred << " is done"; break;
+      case model::Cause::Message: os << "starts when its message arrives"; break;
+      case model::Cause::SendPort: os << "waits for the send port (" << pred << ")"; break;
+      case model::Cause::RecvPort:
+        os << "waits for the receiver's receive port (" << pred << ")";
+        break;
+      case model::Cause::Link: os << "waits for a shared link (" << pred << ")"; break;
+      case model::Cause::Core: os << "waits for the core (" << pred << ")"; break;
+      }
+      if (ir::isMessage(kind)) {
+        os << "\n" << s.bytes << " bytes across " << topo.levels[s.level].name;
+        if (kind == ir::OpKind::Send && s.leaves > s.start)
+          os << ", leaves at " << at(s.leaves) << ' ' << unit;
+        else if (kind != ir::OpKind::Send && arrives < s.start)
+          os << ", arrived at " << at(arrives) << ' ' << unit;
+        if (kind == ir::OpKind::RecvReduce)
+          os << "\ncombines " << s.bytes << " bytes";
+      } else {
+        os << "\n" << (kind == ir::OpKind::Copy ? "copies " : "combines ") << s.bytes
+           << " bytes";
+      }
+      ot.detail = std::move(d);
+    }
+  }
+  for (const model::PathStep &s : r.criticalPath)
+    t.path.push_back({s.rank, s.op});
   return t;
 }
 
