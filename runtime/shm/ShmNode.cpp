@@ -63,6 +63,14 @@ std::string errnoText(const char *what) {
   return std::string(what) + ": " + std::strerror(errno);
 }
 
+/// Test aid (docs/shm-transport.md): COLLC_SHM_FAIL=create makes the node's
+/// first rank fail to reserve the region as a full /dev/shm does; =map makes
+/// the other ranks fail to map it.
+bool simulatedFailure(const char *step) {
+  const char *v = std::getenv("COLLC_SHM_FAIL");
+  return v && !std::strcmp(v, step);
+}
+
 /// Creates and formats the region; on failure returns false with `error`.
 bool createRegion(uint32_t localRanks, const ShmConfig &config, Announcement &a, void *&map,
                   std::string &error) {
@@ -77,7 +85,8 @@ bool createRegion(uint32_t localRanks, const ShmConfig &config, Announcement &a,
     return false;
   }
   bool ok = false;
-  if (int rc = posix_fallocate(fd, 0, off_t(a.bytes)); rc != 0) {
+  if (int rc = simulatedFailure("create") ? ENOSPC : posix_fallocate(fd, 0, off_t(a.bytes));
+      rc != 0) {
     errno = rc;
     error = errnoText("posix_fallocate") + " (" + std::to_string(a.bytes) + " bytes)";
   } else if (void *m = mmap(nullptr, a.bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
@@ -101,7 +110,9 @@ bool attachRegion(const Announcement &a, uint32_t localRanks, void *&map, ShmCon
     error = errnoText("shm_open");
     return false;
   }
-  void *m = mmap(nullptr, a.bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  void *m = simulatedFailure("map")
+                ? (errno = ENOMEM, MAP_FAILED)
+                : mmap(nullptr, a.bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
   close(fd);
   if (m == MAP_FAILED) {
     error = errnoText("mmap");

@@ -22,6 +22,10 @@
 #include "tools/collc-bench/Calls.h"
 #include "tools/collc-bench/Workload.h"
 
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 
@@ -196,6 +200,73 @@ void bigElements(Suite &s, MPI_Comm viaShm, int shmPeers) {
   MPI_Type_free(&big);
 }
 
+/// COLLC_SHM_FAIL=create (the node's first rank cannot reserve the region, as
+/// with a full /dev/shm) and =map (the others cannot map it), set here for
+/// one communicator each: every rank falls back to MPI with one COLLC_DEBUG
+/// line saying why, counts one fallback, and the results stay right.
+void setupFailure(Suite &s, const char *step, const std::string &whyFirst,
+                  const std::string &whyOthers) {
+  const int p = s.size();
+  std::vector<double> in(5, double(s.rank() + 1)), out(5, -1);
+  LoadedPlan plan(sched::findAlgorithm(ir::Collective::Allreduce, "recursive_doubling")
+                      ->build([&] {
+                        sched::GenOptions g;
+                        g.ranks = uint32_t(p);
+                        return g;
+                      }()));
+  collc_set_transport(COLLC_TRANSPORT_AUTO);
+  setenv("COLLC_SHM_FAIL", step, 1);
+  setenv("COLLC_DEBUG", "1", 1);
+  // Catch this rank's stderr while the communicator is set up.
+  std::fflush(stderr);
+  char path[] = "/tmp/collc-shm-fail-XXXXXX";
+  const int fd = mkstemp(path);
+  const int saved = dup(2);
+  dup2(fd, 2);
+  long long before = 0, after = 0;
+  collc_transport_fallbacks(&before);
+  MPI_Comm comm;
+  MPI_Comm_dup(MPI_COMM_WORLD, &comm);
+  int peers = -1;
+  const int rc = collc_comm_shm_peers(comm, &peers);
+  collc_transport_fallbacks(&after);
+  std::fflush(stderr);
+  dup2(saved, 2);
+  close(saved);
+  unsetenv("COLLC_SHM_FAIL");
+  unsetenv("COLLC_DEBUG");
+  std::string text;
+  char buf[512];
+  for (ssize_t k; (k = pread(fd, buf, sizeof buf, off_t(text.size()))) > 0;)
+    text.append(buf, size_t(k));
+  close(fd);
+  unlink(path);
+  const std::string head = "collc: [rank " + std::to_string(s.rank()) + "] communicator of " +
+                           std::to_string(p) + " ranks: ";
+  const std::string tail = "; using MPI point-to-point\n";
+  const std::string &why = s.rank() == 0 ? whyFirst : whyOthers;
+  if (p == 1) { // nothing to share: no set-up, no fallback
+    s.expect(rc == COLLC_SUCCESS && peers == 0 && after == before && text.empty(),
+             std::string(step) + ": a communicator of one rank reported '" + text + "'");
+  } else {
+    s.expect(rc == COLLC_SUCCESS && peers == 0,
+             std::string(step) + ": " + std::to_string(peers) + " peers by shm");
+    s.expect(after - before == 1, std::string(step) + ": " + std::to_string(after - before) +
+                                      " fallbacks counted, not 1");
+    s.expect(std::count(text.begin(), text.end(), '\n') == 1 && text.starts_with(head) &&
+                 text.ends_with(tail) && text.find(why) != std::string::npos,
+             std::string(step) + ": stderr was '" + text + "', not one line with '" + why + "'");
+  }
+  int arc = collc_allreduce(plan.plan, in.data(), out.data(), 5, MPI_DOUBLE, MPI_SUM, comm);
+  s.expect(arc == COLLC_SUCCESS, std::string(step) + ": allreduce returned " +
+                                     std::to_string(arc) + " (" + collc_error_message() + ")");
+  bool right = true;
+  for (double v : out)
+    right = right && v == double(p * (p + 1) / 2);
+  s.expect(right, std::string(step) + ": wrong allreduce result after the fallback");
+  MPI_Comm_free(&comm);
+}
+
 /// Which ranks share shared memory with this one: all (one node), or the
 /// ranks COLLC_NODE_MAP puts on this rank's node.
 int expectedShmPeers(const Suite &s) {
@@ -243,6 +314,17 @@ int main(int argc, char **argv) {
     });
     s.test("every_plan_both_ways", [&] { everyPlan(s, viaMpi, viaShm); });
     s.test("elements_larger_than_a_segment", [&] { bigElements(s, viaShm, peers); });
+    if (!std::getenv("COLLC_NODE_MAP")) {
+      s.test("setup_fails_creating", [&] {
+        setupFailure(s, "create", "shared memory: posix_fallocate: No space left on device (",
+                     "shared memory: the node's first rank could not create the region: "
+                     "posix_fallocate: No space left on device (");
+      });
+      s.test("setup_fails_mapping", [&] {
+        setupFailure(s, "map", "another rank on this node could not map the shared-memory region",
+                     "shared memory: mmap: Cannot allocate memory");
+      });
+    }
     MPI_Comm_free(&viaShm);
     MPI_Comm_free(&viaMpi);
     status = s.finish();

@@ -12,6 +12,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <array>
 #include <chrono>
 #include <cstring>
@@ -43,7 +44,10 @@ struct Node {
   std::vector<int32_t> localOf;
 };
 
-rt::ShmConfig tiny() { return rt::ShmConfig{2, 64, 2}; } // 2 slots of 64 bytes, 2 announcements
+/// 2 slots of 64 bytes, 2 announcements, 2 eager slots of 48 bytes.
+rt::ShmConfig tiny() { return rt::ShmConfig{2, 64, 2, 2, 48}; }
+/// The same without an eager path: every message is announced and streamed.
+rt::ShmConfig tinyRendezvous() { return rt::ShmConfig{2, 64, 2, 0, 48}; }
 
 /// Waits for every request id in [0, n) of `t`.
 std::string waitAll(rt::Transport &t, uint32_t n) {
@@ -62,6 +66,15 @@ std::string waitAll(rt::Transport &t, uint32_t n) {
     }
   }
   return "";
+}
+
+/// Waits until `k` more requests of `t` have completed.
+std::string waitCount(rt::Transport &t, uint32_t k) {
+  std::vector<uint32_t> done;
+  while (done.size() < k)
+    if (rt::Status s = t.poll(true, done); !s.ok())
+      return s.message();
+  return done.size() == k ? "" : "more requests completed than were posted";
 }
 
 TEST(ShmChannels, MessagesMatchByTagWhateverTheOrderOfPosting) {
@@ -131,8 +144,9 @@ TEST(ShmChannels, CountersWrapAroundManyTimes) {
 }
 
 TEST(ShmChannels, ASizeMismatchIsAClearError) {
+  // Streamed (longer than an eager slot): the sender sees the announcement.
   Node node(2, rt::ShmConfig{});
-  std::vector<int> x(8, 1), y(4, 0);
+  std::vector<int> x(800, 1), y(400, 0);
   std::string e0, e1;
   std::thread b([&] {
     rt::ShmTransport t(*node.eps[1], node.localOf.data(), nullptr, sizeof(int), 1000);
@@ -144,7 +158,207 @@ TEST(ShmChannels, ASizeMismatchIsAClearError) {
   rt::Status s = t.send(x.data(), x.size(), 1, 3, 0);
   ASSERT_FALSE(s.ok());
   EXPECT_EQ(s.message(),
-            "shared memory: a message of 32 bytes to local rank 1 for a receive of 16 bytes");
+            "shared memory: a message of 3200 bytes to local rank 1 for a receive of 1600 bytes");
+}
+
+TEST(ShmChannels, ASizeMismatchOfAnEagerMessageIsAClearErrorAtTheReceiver) {
+  Node node(2, rt::ShmConfig{});
+  std::vector<int> x(8, 1), y(4, 0);
+  rt::ShmTransport t0(*node.eps[0], node.localOf.data(), nullptr, sizeof(int), 1000);
+  ASSERT_TRUE(t0.send(x.data(), x.size(), 1, 3, 0).ok()); // eager: done at once
+  EXPECT_EQ(waitAll(t0, 1), "");
+  rt::ShmTransport t1(*node.eps[1], node.localOf.data(), nullptr, sizeof(int), 1000);
+  rt::Status s = t1.recv(y.data(), y.size(), 0, 3, 0);
+  ASSERT_FALSE(s.ok());
+  EXPECT_EQ(s.message(),
+            "shared memory: a message of 32 bytes from local rank 0 for a receive of 16 bytes");
+}
+
+/// Two thread ranks over one region, each with one transport of ints.
+struct Pair {
+  explicit Pair(const rt::ShmConfig &c) : node(2, c) {
+    for (uint32_t r = 0; r < 2; ++r)
+      t.push_back(std::make_unique<rt::ShmTransport>(*node.eps[r], node.localOf.data(), nullptr,
+                                                     sizeof(int), 1000));
+  }
+  /// Ids completed by one non-blocking poll of rank r.
+  std::vector<uint32_t> poll(uint32_t r) {
+    std::vector<uint32_t> done;
+    EXPECT_TRUE(t[r]->poll(false, done).ok());
+    return done;
+  }
+  Node node;
+  std::vector<std::unique_ptr<rt::ShmTransport>> t;
+};
+
+TEST(ShmEager, ShortSendsCompleteBeforeTheirReceivesAreBoundedByTheSlots) {
+  // 2 eager slots: of 5 short sends, 2 complete at once (their messages wait
+  // in the slots); the other 3 wait for their receives, as unbuffered sends
+  // do. The receives, posted in reverse order, each get their own message.
+  Pair x(tiny());
+  std::vector<std::vector<int>> sent(5), got(5);
+  for (int m = 0; m < 5; ++m) {
+    sent[size_t(m)] = {m * 10, m * 10 + 1, m * 10 + 2};
+    got[size_t(m)].assign(3, -1);
+    ASSERT_TRUE(x.t[0]->send(sent[size_t(m)].data(), 3, 1, m, uint32_t(m)).ok());
+  }
+  std::vector<uint32_t> early = x.poll(0);
+  std::sort(early.begin(), early.end());
+  EXPECT_EQ(early, (std::vector<uint32_t>{0, 1}));
+  std::string e0, e1;
+  std::thread a([&] { e0 = waitCount(*x.t[0], 3); });
+  std::thread b([&] {
+    for (int m = 5; m-- > 0;)
+      if (rt::Status s = x.t[1]->recv(got[size_t(m)].data(), 3, 0, m, uint32_t(m)); !s.ok())
+        e1 = s.message();
+    if (e1.empty())
+      e1 = waitAll(*x.t[1], 5);
+  });
+  a.join();
+  b.join();
+  EXPECT_EQ(e0 + e1, "");
+  EXPECT_EQ(got, sent);
+}
+
+TEST(ShmEager, AFullSetOfSlotsFallsBackToRendezvousWithoutDeadlock) {
+  // One eager slot. Rank 0 sends m1 then m2, both short: m1 takes the slot,
+  // m2 must be announced. Rank 1 receives m2 first and m1 only after m2 is
+  // complete — fine for unbuffered sends, so it must be fine here: m2 may
+  // not wait behind m1.
+  rt::ShmConfig c = tiny();
+  c.eagerSlots = 1;
+  Pair x(c);
+  int m1 = 11, m2 = 22, g1 = 0, g2 = 0;
+  std::string e0, e1;
+  std::thread a([&] {
+    if (!x.t[0]->send(&m1, 1, 1, 1, 0).ok() || !x.t[0]->send(&m2, 1, 1, 2, 1).ok())
+      e0 = "send failed";
+    else
+      e0 = waitAll(*x.t[0], 2);
+  });
+  std::thread b([&] {
+    if (rt::Status s = x.t[1]->recv(&g2, 1, 0, 2, 1); !s.ok())
+      e1 = s.message();
+    else {
+      std::vector<uint32_t> done;
+      while (done.empty() && e1.empty())
+        if (rt::Status s = x.t[1]->poll(true, done); !s.ok())
+          e1 = s.message();
+      if (e1.empty() && (done != std::vector<uint32_t>{1}))
+        e1 = "m2 did not complete first";
+      if (rt::Status s = x.t[1]->recv(&g1, 1, 0, 1, 0); !s.ok())
+        e1 = s.message();
+      done.clear();
+      while (done.empty() && e1.empty())
+        if (rt::Status s = x.t[1]->poll(true, done); !s.ok())
+          e1 = s.message();
+    }
+  });
+  a.join();
+  b.join();
+  EXPECT_EQ(e0 + e1, "");
+  EXPECT_EQ(g1, 11);
+  EXPECT_EQ(g2, 22);
+}
+
+TEST(ShmEager, AStaleAnnouncementIsDroppedNotMatched) {
+  // One eager slot. Rank 0 fills it (tag 7) and sends tag 9 short but
+  // through the rendezvous path, so rank 1 announces its short receives: its
+  // receive of tag 5 is announced. Then the slot frees up and tag 5 goes
+  // eagerly after all: it serves the receive, and the announcement is stale.
+  // Rank 0 sends tag 5 once more (as an execution a whole tag cycle later
+  // does) while the slot is busy again (tag 11): that send must wait for the
+  // new announcement, not stream into the stale one.
+  // Rank 0 meets the stale announcement while tag 5 is still in its slot, or
+  // (receiverFirst) only after rank 1 acknowledged it.
+  for (bool receiverFirst : {false, true}) {
+    SCOPED_TRACE(receiverFirst ? "acknowledged first" : "announcement first");
+    rt::ShmConfig c = tiny();
+    c.eagerSlots = 1;
+    Pair x(c);
+    int seven = 7, nine = 9, five = 5, eleven = 11, again = 55;
+    int g7 = 0, g9 = 0, g5 = 0, g11 = 0, g5b = 0;
+    ASSERT_TRUE(x.t[0]->send(&seven, 1, 1, 7, 0).ok()); // eager
+    ASSERT_TRUE(x.t[0]->send(&nine, 1, 1, 9, 1).ok());  // the slot is busy: rendezvous
+    EXPECT_EQ(x.poll(0), std::vector<uint32_t>{0});
+    ASSERT_TRUE(x.t[1]->recv(&g5, 1, 0, 5, 2).ok()); // announced: rank 0 wants announcements
+    ASSERT_TRUE(x.t[1]->recv(&g7, 1, 0, 7, 0).ok()); // from the slot at once
+    EXPECT_EQ(x.poll(1), std::vector<uint32_t>{0});
+    EXPECT_EQ(g7, 7);
+    ASSERT_TRUE(x.t[0]->send(&five, 1, 1, 5, 2).ok()); // the slot is free again: eager
+    if (receiverFirst) {
+      EXPECT_EQ(x.poll(1), std::vector<uint32_t>{2});
+      EXPECT_EQ(x.poll(0), std::vector<uint32_t>{2});
+    } else {
+      EXPECT_EQ(x.poll(0), std::vector<uint32_t>{2});
+      EXPECT_EQ(x.poll(1), std::vector<uint32_t>{2});
+    }
+    EXPECT_EQ(g5, 5);
+    ASSERT_TRUE(x.t[0]->send(&eleven, 1, 1, 11, 3).ok()); // tag 5 was taken: eager
+    ASSERT_EQ(x.poll(0), std::vector<uint32_t>{3}) << "tag 11 did not go eagerly";
+    std::vector<uint32_t> done0;
+    ASSERT_TRUE(x.t[0]->send(&again, 1, 1, 5, 4).ok()); // the slot is busy: rendezvous
+    for (int i = 0; i < 10; ++i) // the stale announcement must not complete it
+      EXPECT_EQ(x.poll(0), std::vector<uint32_t>{});
+    ASSERT_TRUE(x.t[1]->recv(&g5b, 1, 0, 5, 4).ok());
+    ASSERT_TRUE(x.t[1]->recv(&g9, 1, 0, 9, 1).ok());
+    ASSERT_TRUE(x.t[1]->recv(&g11, 1, 0, 11, 3).ok()); // waiting in its slot: done at once
+    std::vector<uint32_t> done1;
+    done0.clear();
+    for (int i = 0; i < 1000 && (done0.size() < 2 || done1.size() < 3); ++i) {
+      for (uint32_t id : x.poll(0))
+        done0.push_back(id);
+      for (uint32_t id : x.poll(1))
+        done1.push_back(id);
+    }
+    std::sort(done0.begin(), done0.end());
+    std::sort(done1.begin(), done1.end());
+    EXPECT_EQ(done0, (std::vector<uint32_t>{1, 4}));
+    EXPECT_EQ(done1, (std::vector<uint32_t>{1, 3, 4}));
+    EXPECT_EQ(g9, 9);
+    EXPECT_EQ(g11, 11);
+    EXPECT_EQ(g5b, 55);
+  }
+}
+
+TEST(ShmEager, TheSameTagTwiceInFlightArrivesInOrder) {
+  // Two messages of tag 4 (an execution and the one a tag cycle later): the
+  // second may not take an eager slot while the first holds one, or the
+  // receiver could not tell them apart.
+  Pair x(tiny());
+  int a = 1, b = 2, ga = 0, gb = 0;
+  ASSERT_TRUE(x.t[0]->send(&a, 1, 1, 4, 0).ok());
+  ASSERT_TRUE(x.t[0]->send(&b, 1, 1, 4, 1).ok());
+  EXPECT_EQ(x.poll(0), std::vector<uint32_t>{0});
+  ASSERT_TRUE(x.t[1]->recv(&ga, 1, 0, 4, 0).ok());
+  EXPECT_EQ(x.poll(1), std::vector<uint32_t>{0});
+  ASSERT_TRUE(x.t[1]->recv(&gb, 1, 0, 4, 1).ok());
+  std::vector<uint32_t> done0, done1;
+  for (int i = 0; i < 1000 && (done0.empty() || done1.empty()); ++i) {
+    for (uint32_t id : x.poll(0))
+      done0.push_back(id);
+    for (uint32_t id : x.poll(1))
+      done1.push_back(id);
+  }
+  EXPECT_EQ(done0, std::vector<uint32_t>{1});
+  EXPECT_EQ(done1, std::vector<uint32_t>{1});
+  EXPECT_EQ(ga, 1);
+  EXPECT_EQ(gb, 2);
+}
+
+TEST(ShmEager, SequenceNumbersWrapAround) {
+  // 200 short messages through 2 eager slots, each received before the next
+  // is sent: every slot is reused 100 times across the 31-bit wrap (which
+  // fresh regions put 16 uses away).
+  Pair x(tiny());
+  for (int m = 0; m < 200; ++m) {
+    int v = m * 3 + 1, got = -1;
+    ASSERT_TRUE(x.t[0]->send(&v, 1, 1, m % 50, 0).ok());
+    ASSERT_EQ(x.poll(0), std::vector<uint32_t>{0}) << "message " << m << " was not eager";
+    ASSERT_TRUE(x.t[1]->recv(&got, 1, 0, m % 50, 0).ok());
+    ASSERT_EQ(x.poll(1), std::vector<uint32_t>{0});
+    ASSERT_EQ(got, v);
+  }
 }
 
 TEST(ShmChannels, RefusesARegionItDidNotFormat) {
@@ -152,7 +366,7 @@ TEST(ShmChannels, RefusesARegionItDidNotFormat) {
   rt::ShmConfig c;
   rt::Status s = rt::checkRegion(junk.data(), junk.size(), 2, c);
   ASSERT_FALSE(s.ok());
-  EXPECT_EQ(s.message(), "shared-memory region: not a collc region of version 1");
+  EXPECT_EQ(s.message(), "shared-memory region: not a collc region of version 2");
   Node node(3, tiny());
   s = rt::checkRegion(node.mem.get(), node.bytes, 4, c);
   ASSERT_FALSE(s.ok());
@@ -304,12 +518,17 @@ TEST(ShmTransport, OrderPreservingPlansAreExactForANonCommutativeOperation) {
       if (!a.accepts(g))
         continue;
       ir::Plan plan = a.build(g);
-      for (size_t n : {size_t(0), size_t(1), size_t(37)}) {
-        RunSpec o;
-        o.p = p;
-        o.n = n;
-        EXPECT_EQ(runPlan(plan, o), "") << a.name.str() << " p=" << p << " n=" << n;
-      }
+      // Mats of 16 bytes: n = 37 has messages above and below the eager
+      // slots' 48 bytes.
+      for (size_t n : {size_t(0), size_t(1), size_t(37)})
+        for (bool eager : {true, false}) {
+          RunSpec o;
+          o.p = p;
+          o.n = n;
+          o.config = eager ? tiny() : tinyRendezvous();
+          EXPECT_EQ(runPlan(plan, o), "")
+              << a.name.str() << " p=" << p << " n=" << n << (eager ? "" : " no eager path");
+        }
     }
   }
 }
