@@ -84,6 +84,9 @@ const Usage usages[] = {
     {"disasm", "collc disasm FILE.cplan [-o FILE.yaml]"},
     {"simulate", "collc simulate FILE|FILE.calgo|ALG --topology T [--ranks P ...] --bytes N "
                  "[--dtype D] [--json] [--max-path N]"},
+    {"tune", "collc tune --topology T --ranks P [--collective C] [--sizes MIN..MAX] "
+             "[--noncommutative] -o FILE.cbundle [--rules FILE] [--report FILE.md] [--json FILE] "
+             "[--budget 60s]"},
     {"calibrate", "mpirun -np P collc calibrate [-o FILE.yaml] [--max-bytes N] [--name NAME]"},
     {"bundle", "collc bundle FILE.cplan[@MIN-MAX]... -o FILE.cbundle | --list FILE.cbundle | "
                "--extract FILE.cbundle [--entry N] -o DIR|FILE"},
@@ -131,6 +134,7 @@ int main(int argc, char **argv) {
       {&BundleCommand(), runBundle},
       {&OptCommand(), runOpt},
       {&SimulateCommand(), runSimulate},
+      {&TuneCommand(), runTune},
       {&CalibrateCommand(), runCalibrate},
       {&DrawCommand(), runDraw},
       {&ExplainCommand(), runExplain},
