@@ -191,6 +191,25 @@ TEST(Tuner, NoncommutativeKeepsOnlyOrderPreservingPlans) {
   EXPECT_GE(compiled, 3u);
 }
 
+// Placed alternately (ranks 0, 2 on node 0), the two-level plan combines
+// x0 ∘ x2 first: not rank order. It stays a candidate for commutative
+// operations, and --noncommutative refuses it with the order it breaks.
+TEST(Tuner, APlacementThatBreaksRankOrderLeavesTwoLevelToCommutativeOperations) {
+  model::Topology t = twoByTwo("5us");
+  t.mapping = model::Mapping::RoundRobin;
+  t.mapBy = 0;
+  TuneOptions o = options(4, {"two_level"}, "8..64K");
+  const TuneResult r = run(t, o);
+  ASSERT_EQ(r.candidates.size(), 1u);
+  EXPECT_EQ(r.candidates[0].status, Status::Compiled);
+  EXPECT_TRUE(r.candidates[0].commutative);
+  o.noncommutative = true;
+  llvm::Expected<TuneResult> nc = tune::tune(t, o);
+  ASSERT_FALSE(bool(nc));
+  EXPECT_NE(llvm::toString(nc.takeError()).find("two_level: does not verify: two_level.calgo:"),
+            std::string::npos);
+}
+
 TEST(Tuner, AlgorithmsTheShapeRulesOutAreListedWithTheReason) {
   const TuneResult r = run(uniform("1us"), options(6, {}, "8..64K"));
   bool swing = false;
