@@ -444,6 +444,18 @@ private:
   bool refineCut_ = false;
 };
 
+/// A candidate of the same algorithm and parameters with fewer segments that
+/// was stopped for taking more than its share of the budget, if any: a
+/// pipelined variant only has more ops to prove.
+const CandidateResult *slowerVariantOf(const Candidate &c,
+                                       const std::vector<CandidateResult> &cands) {
+  for (const CandidateResult &o : cands)
+    if (o.status == Status::Stopped && o.candidate.algorithm == c.algorithm &&
+        o.candidate.params == c.params && o.candidate.segments < c.segments)
+      return &o;
+  return nullptr;
+}
+
 void Search::compileAll(const Context &cx) {
   std::vector<CandidateResult> &cands = result_.candidates;
   // Cheapest first, so that a budget cut leaves the expensive ones out.
@@ -457,6 +469,12 @@ void Search::compileAll(const Context &cx) {
   std::vector<std::string> stopped;
   for (size_t n = 0; n < order.size(); ++n) {
     CandidateResult &cr = cands[order[n]];
+    if (const CandidateResult *slow = slowerVariantOf(cr.candidate, cands)) {
+      cr.why = slow->candidate.name +
+               " took more than a quarter of the budget, and this variant is larger";
+      say(cr.candidate.name + ": " + cr.why);
+      continue;
+    }
     if (elapsed() >= compileBudget()) {
       result_.budgetExhausted = true;
       break;

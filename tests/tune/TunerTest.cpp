@@ -266,14 +266,20 @@ TEST(Tuner, TheBudgetStopsTheSearchKeepsTheBestSoFarAndSaysSo) {
 // returns with the plans it has.
 TEST(Tuner, ACompilationLongerThanItsShareOfTheBudgetIsStopped) {
   TuneOptions o = options(128, {"recursive_doubling", "swing_bandwidth"}, "8..1M");
+  o.candidates.segments = {1, 2};
   o.budget = 1;
   const auto t0 = std::chrono::steady_clock::now();
   const TuneResult r = run(uniform("1us"), o);
   const double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  ASSERT_EQ(r.candidates.size(), 2u);
-  EXPECT_EQ(r.candidates[0].status, Status::Compiled);
-  EXPECT_EQ(r.candidates[1].status, Status::Stopped);
-  EXPECT_EQ(r.candidates[1].why, "it took more than a quarter of the budget (250 ms)");
+  ASSERT_EQ(r.candidates.size(), 4u);
+  EXPECT_EQ(r.candidates[0].status, Status::Compiled); // recursive_doubling
+  EXPECT_EQ(r.candidates[1].status, Status::Compiled); // recursive_doubling.seg2
+  EXPECT_EQ(r.candidates[2].status, Status::Stopped);
+  EXPECT_EQ(r.candidates[2].why, "it took more than a quarter of the budget (250 ms)");
+  // Its pipelined variant, larger still, is not tried.
+  EXPECT_EQ(r.candidates[3].status, Status::NotTried);
+  EXPECT_EQ(r.candidates[3].why, "swing_bandwidth took more than a quarter of the budget, and "
+                                 "this variant is larger");
   EXPECT_TRUE(r.budgetExhausted);
   EXPECT_LT(took, 4.0); // the compilation alone takes several seconds
 }
