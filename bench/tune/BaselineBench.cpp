@@ -63,9 +63,14 @@ int main(int argc, char **argv) {
     llvm::errs() << llvm::toString(tuned.takeError()) << '\n';
     return 1;
   }
-  // The defaults' algorithms, each compiled whatever the budget did above.
+  // The algorithms the defaults pick, each compiled whatever the budget did above.
   tune::TuneOptions b = o;
-  b.candidates.algorithms = {"binary_tree", "recursive_doubling", "ring", "rabenseifner"};
+  b.candidates.algorithms.clear();
+  for (uint64_t bytes : o.sizes)
+    for (const bench::Baseline &d :
+         {bench::openMpi41(o.ranks, bytes, bytes / 8), bench::mpich(o.ranks, bytes, bytes / 8)})
+      if (!llvm::is_contained(b.candidates.algorithms, d.collc))
+        b.candidates.algorithms.push_back(d.collc);
   b.candidates.segments = {1};
   b.budget = std::numeric_limits<double>::infinity();
   llvm::Expected<tune::TuneResult> base = tune::tune(*topo, b);

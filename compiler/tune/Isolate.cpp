@@ -7,6 +7,9 @@
 #include <exception>
 
 #include <poll.h>
+#ifdef __linux__
+#include <sys/prctl.h>
+#endif
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -59,6 +62,11 @@ Isolated runIsolated(const std::function<std::string()> &work,
     return out;
   }
   if (pid == 0) { // the child: work, hand the bytes over, leave without cleanup
+#ifdef __linux__
+    ::prctl(PR_SET_PDEATHSIG, SIGKILL); // never outlive the search
+    if (::getppid() == 1)
+      ::_exit(4); // the parent is already gone
+#endif
     ::close(fds[0]);
     std::string bytes;
     int status = 0;
