@@ -2,6 +2,7 @@
 #include "compiler/tune/Breakdown.h"
 
 #include <algorithm>
+#include <cmath>
 #include <numeric>
 
 namespace collc::tune {
@@ -33,10 +34,28 @@ Breakdown breakdown(const ir::Plan &plan, const model::Topology &topo,
     switch (op.kind) {
     case ir::OpKind::Send: {
       const model::Level &lv = topo.levels[s.level];
-      ++b.messages[s.level];
-      b.bytes[s.level] += s.bytes;
-      take(b.alpha[s.level], lv.alpha);
-      take(b.beta[s.level], double(s.bytes) * lv.beta);
+      // Counted: the latencies the path pays, and the bytes whose transfer
+      // time is on it (a message that overlaps the path's time adds none).
+      // After waiting for a shared link, a message's latency overlaps the
+      // one before it on that link: what it adds is its transfer.
+      const double before = b.alpha[s.level], transfer = double(s.bytes) * lv.beta;
+      double beta = 0;
+      if (s.cause == model::Cause::Link) {
+        beta = std::min(fresh, transfer);
+        take(b.beta[s.level], transfer);
+        take(b.alpha[s.level], lv.alpha);
+      } else {
+        take(b.alpha[s.level], lv.alpha);
+        beta = std::min(fresh, transfer);
+        take(b.beta[s.level], transfer);
+      }
+      // (A latency paid: more than rounding left over from the transfer.)
+      const bool paid = b.alpha[s.level] - before > 1e-6 * lv.alpha;
+      b.messages[s.level] += paid;
+      if (lv.beta > 0)
+        b.bytes[s.level] += uint64_t(std::llround(beta / lv.beta));
+      else if (paid)
+        b.bytes[s.level] += s.bytes;
       b.contention += fresh;
       break;
     }

@@ -6,7 +6,9 @@
 // later of its own start and the previous op's end to its own end, and that
 // time is split into the model's terms, last first:
 //  - a message (its send op) of b bytes across level j: α_j, then b·β_j, and
-//    what is left is time it waited for a shared link (`contention`);
+//    what is left is time it waited for a shared link (`contention`); after
+//    waiting for a shared link its latency overlaps the previous message's
+//    on that link, so its transfer is taken first;
 //  - a recv: nothing (it is done when its message arrives);
 //  - a recv_reduce or reduce of b bytes: b·γ; a copy: b·copyβ.
 // So the terms add up to the plan's time (to rounding), and each names what a
@@ -25,8 +27,11 @@ namespace collc::tune {
 struct Breakdown {
   std::vector<double> alpha;         ///< per level: message latencies on the critical path
   std::vector<double> beta;          ///< per level: bytes × β of those messages
-  std::vector<uint32_t> messages;    ///< per level: messages on the critical path
-  std::vector<uint64_t> bytes;       ///< per level: their bytes
+  /// Per level: the messages whose latency the critical path pays, and the
+  /// bytes whose transfer time is on it (a message that overlaps time the
+  /// path already spent elsewhere counts for what it adds only).
+  std::vector<uint32_t> messages;
+  std::vector<uint64_t> bytes;
   double gamma = 0;                  ///< reductions
   double copy = 0;                   ///< local copies
   double contention = 0;             ///< waiting for a shared link

@@ -145,6 +145,27 @@ TEST(Tuner, BreakdownAddsUpToThePredictedTime) {
   EXPECT_GT(checked, 100u);
 }
 
+// Recursive doubling on 2 nodes of 4 ranks sharing one NIC: one of its 3
+// rounds crosses the network, where the node's 4 messages queue at the NIC.
+// The breakdown pays that round's latency once (the queued messages overlap
+// it) and the transfers queued behind it, and the terms still add up to the
+// time.
+TEST(Tuner, ABreakdownThroughASharedLinkPaysOneLatencyPerRound) {
+  const model::Topology t = topology(
+      "format: collc-topology/1\nname: nic\nlevels:\n"
+      "  - {name: node, size: 4, latency: 1us, bandwidth: 10GB/s}\n"
+      "  - {name: network, size: 2, latency: 5us, bandwidth: 1GB/s, share: 4}\n"
+      "reduce: 1GB/s\n");
+  const TuneResult r = run(t, options(8, {"recursive_doubling"}, "8"));
+  ASSERT_EQ(r.candidates.size(), 1u);
+  const Breakdown &b = r.candidates[0].times[0].terms;
+  EXPECT_EQ(b.messages[0], 2u); // the two rounds inside the node
+  EXPECT_EQ(b.messages[1], 1u);
+  EXPECT_NEAR(b.alpha[1], 5e-6, 1e-12);
+  EXPECT_GE(b.bytes[1], 8u);
+  EXPECT_NEAR(b.total(), r.candidates[0].times[0].time, 1e-15);
+}
+
 TEST(Tuner, TheBundleHoldsEveryRangesWinnerProvenAndNamed) {
   const TuneResult r = run(uniform("1us"), options(6, {}, "8..1M"));
   llvm::Expected<std::vector<uint8_t>> bytes = bundleOf(r);
