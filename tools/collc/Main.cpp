@@ -84,7 +84,11 @@ const Usage usages[] = {
     {"disasm", "collc disasm FILE.cplan [-o FILE.yaml]"},
     {"simulate", "collc simulate FILE|FILE.calgo|ALG --topology T [--ranks P ...] --bytes N "
                  "[--dtype D] [--json] [--max-path N]"},
-    {"calibrate", "mpirun -np P collc calibrate [-o FILE.yaml] [--transport collc|mpi] [--max-bytes N] [--name NAME]"},
+    {"tune", "collc tune --topology T --ranks P [--collective C] [--sizes MIN..MAX] "
+             "[--noncommutative] -o FILE.cbundle [--rules FILE] [--report FILE.md] [--json FILE] "
+             "[--budget 60s]"},
+    {"calibrate", "mpirun -np P collc calibrate [-o FILE.yaml] [--transport collc|mpi] "
+                  "[--max-bytes N] [--name NAME]"},
     {"bundle", "collc bundle FILE.cplan[@MIN-MAX]... -o FILE.cbundle | --list FILE.cbundle | "
                "--extract FILE.cbundle [--entry N] -o DIR|FILE"},
     {"draw", "collc draw PLAN|FILE.calgo|ALG [--ranks P ...] [--topology T --bytes N] "
@@ -132,6 +136,7 @@ int main(int argc, char **argv) {
       {&BundleCommand(), runBundle},
       {&OptCommand(), runOpt},
       {&SimulateCommand(), runSimulate},
+      {&TuneCommand(), runTune},
       {&CalibrateCommand(), runCalibrate},
       {&DrawCommand(), runDraw},
       {&ExplainCommand(), runExplain},

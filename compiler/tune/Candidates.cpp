@@ -1,0 +1,105 @@
+// compiler/tune/Candidates.cpp: enumerating the search space.
+#include "compiler/tune/Candidates.h"
+
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/FormatVariadic.h"
+
+#include <algorithm>
+
+namespace collc::tune {
+
+namespace {
+
+/// The first line of an instantiation error, without the "file:line:col:
+/// error: " in front (the report names the algorithm already).
+std::string reason(llvm::Error e) {
+  std::string s = llvm::toString(std::move(e));
+  s = s.substr(0, s.find('\n'));
+  const size_t at = s.find("error: ");
+  return at == std::string::npos ? s : s.substr(at + 7);
+}
+
+std::string candidateName(llvm::StringRef algorithm,
+                          const std::vector<std::pair<std::string, int64_t>> &params,
+                          unsigned segments) {
+  std::string name = algorithm.str();
+  for (const auto &[k, v] : params)
+    name += "." + k + std::to_string(v);
+  if (segments > 1)
+    name += ".seg" + std::to_string(segments);
+  return name;
+}
+
+/// Every combination of the parameters' values, the first parameter slowest;
+/// each as the list of values that differ from the defaults.
+std::vector<std::vector<std::pair<std::string, int64_t>>>
+parameterCombinations(const lang::Module &m) {
+  std::vector<std::vector<std::pair<std::string, int64_t>>> out{{}};
+  for (const lang::Param &p : m.params) {
+    std::vector<std::vector<std::pair<std::string, int64_t>>> next;
+    for (const auto &partial : out)
+      for (int64_t v : parameterValues(p)) {
+        auto c = partial;
+        if (v != p.defaultValue)
+          c.emplace_back(p.name, v);
+        next.push_back(std::move(c));
+      }
+    out = std::move(next);
+  }
+  return out;
+}
+
+} // namespace
+
+std::vector<int64_t> parameterValues(const lang::Param &p) {
+  std::vector<int64_t> v{p.defaultValue, 2, 3, 4, 8};
+  std::sort(v.begin(), v.end());
+  v.erase(std::unique(v.begin(), v.end()), v.end());
+  return v;
+}
+
+llvm::Expected<Enumeration> enumerate(ir::Collective c, const lang::InstantiateOptions &shape,
+                                      const CandidateOptions &opts) {
+  for (const std::string &a : opts.algorithms)
+    if (!sched::findAlgorithm(c, a)) {
+      std::string known;
+      for (const sched::Algorithm &x : sched::algorithms())
+        if (x.collective == c)
+          known += (known.empty() ? "" : ", ") + x.name.str();
+      return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                     llvm::formatv("unknown {0} algorithm '{1}' (known: {2})",
+                                                   ir::name(c), a, known)
+                                         .str());
+    }
+  Enumeration out;
+  for (const sched::Algorithm &a : sched::algorithms()) {
+    if (a.collective != c ||
+        (!opts.algorithms.empty() && !llvm::is_contained(opts.algorithms, a.name)))
+      continue;
+    for (const auto &params : parameterCombinations(*a.module)) {
+      lang::InstantiateOptions io = shape;
+      io.params = params;
+      const std::string base = candidateName(a.name, params, 1);
+      llvm::Expected<lang::OpEstimate> est = lang::estimateOps(*a.module, io);
+      if (!est) {
+        out.notFitting.push_back({base, reason(est.takeError())});
+        continue;
+      }
+      for (unsigned k : opts.segments) {
+        const std::string name = candidateName(a.name, params, k);
+        if (est->ops * k > opts.maxOps) {
+          out.notFitting.push_back(
+              {name, llvm::formatv("about {0} ops, more than the limit of {1}", est->ops * k,
+                                   opts.maxOps)
+                         .str()});
+          continue;
+        }
+        out.candidates.push_back({name, &a, params, k, est->ops});
+      }
+    }
+  }
+  return out;
+}
+
+} // namespace collc::tune
