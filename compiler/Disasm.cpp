@@ -70,10 +70,10 @@ ir::Plan fromBytecodePlan(const rt::LoadedPlan &plan) {
   out.shape.commutative = s.commutative;
   out.shape.inPlace = s.inPlace;
   out.algorithm = plan.algorithm;
-  out.programs.resize(plan.programs.size());
+  out.programs.resize(s.ranks);
   for (size_t r = 0; r < plan.programs.size(); ++r) {
     const rt::Program &prog = plan.programs[r];
-    auto &ops = out.programs[r].ops;
+    auto &ops = out.programs[plan.rankOf(r)].ops;
     ops.reserve(prog.ops.size());
     for (const rt::Op &o : prog.ops) {
       ir::Op op;
@@ -120,6 +120,12 @@ llvm::Expected<ir::Plan> disassemble(llvm::ArrayRef<uint8_t> bytes, rt::Proof *p
   rt::Status s = rt::load({bytes.data(), bytes.size()}, loaded);
   if (!s.ok())
     return llvm::createStringError(llvm::inconvertibleErrorCode(), s.message());
+  if (loaded.partial)
+    return llvm::createStringError(
+        llvm::inconvertibleErrorCode(),
+        "a partial plan (rank %u's program, with %zu sections of %u ranks): only a whole plan "
+        "can be disassembled or proven (collc disasm --listing shows it)",
+        loaded.own, loaded.sections.size(), loaded.shape.ranks);
   if (proof)
     *proof = loaded.proof;
   return fromBytecodePlan(loaded);

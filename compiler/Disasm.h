@@ -14,13 +14,15 @@ namespace collc::compiler {
 
 /// The ir::Plan a validated bytecode plan stands for. Fields an op kind does
 /// not use get ir::Op's defaults, so fromBytecodePlan(toBytecodePlan(p)) == p
-/// for every plan built with ir::PlanBuilder or read by ir::parsePlan.
+/// for every plan built with ir::PlanBuilder or read by ir::parsePlan. A
+/// partial plan gives one program per rank, empty but for its sections'.
 ir::Plan fromBytecodePlan(const rt::LoadedPlan &plan);
 
 /// Loads `bytes` with the validating loader and converts the result. A loader
 /// error becomes an llvm::Error carrying the loader's message. A plan returned
 /// is well-formed (ir/Plan.h) and its messages pair up.
-/// The file's proof status goes to `*proof` when given.
+/// The file's proof status goes to `*proof` when given. A partial plan is an
+/// error: it is not a plan of every rank.
 llvm::Expected<ir::Plan> disassemble(llvm::ArrayRef<uint8_t> bytes, rt::Proof *proof = nullptr);
 
 /// One line saying what `proof` and the plan's claims mean, for listings:

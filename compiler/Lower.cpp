@@ -6,6 +6,7 @@
 
 #include "runtime/bytecode/Encoder.h"
 
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/ErrorHandling.h"
 
 #include <cassert>
@@ -68,7 +69,10 @@ rt::Buffer toRt(ir::Buffer b) {
 
 } // namespace
 
-rt::LoadedPlan toBytecodePlan(const ir::Plan &plan, rt::Proof proof) {
+namespace {
+
+/// The header fields of `plan`.
+rt::LoadedPlan headerOf(const ir::Plan &plan, rt::Proof proof) {
   assert(!ir::checkShape(plan.shape) && "lowering a malformed shape");
   assert(plan.programs.size() == plan.shape.ranks && "one program per rank");
   rt::LoadedPlan out;
@@ -78,10 +82,12 @@ rt::LoadedPlan toBytecodePlan(const ir::Plan &plan, rt::Proof proof) {
                s.inPlace};
   out.proof = proof;
   out.algorithm = plan.algorithm;
-  out.programs.resize(plan.programs.size());
-  for (size_t r = 0; r < plan.programs.size(); ++r) {
-    const auto &ops = plan.programs[r].ops;
-    rt::Program &prog = out.programs[r];
+  return out;
+}
+
+rt::Program toBytecodeProgram(llvm::ArrayRef<ir::Op> ops) {
+  rt::Program prog;
+  {
     prog.ops.reserve(ops.size());
     for (const ir::Op &o : ops) {
       rt::Op op;
@@ -121,11 +127,40 @@ rt::LoadedPlan toBytecodePlan(const ir::Plan &plan, rt::Proof proof) {
       prog.ops.push_back(op);
     }
   }
+  return prog;
+}
+
+} // namespace
+
+rt::LoadedPlan toBytecodePlan(const ir::Plan &plan, rt::Proof proof) {
+  rt::LoadedPlan out = headerOf(plan, proof);
+  out.programs.reserve(plan.programs.size());
+  for (const ir::Program &prog : plan.programs)
+    out.programs.push_back(toBytecodeProgram(prog.ops));
   return out;
 }
 
 std::vector<uint8_t> lower(const ir::Plan &plan, rt::Proof proof) {
   return rt::encode(toBytecodePlan(plan, proof));
+}
+
+rt::LoadedPlan toPartialBytecodePlan(const ir::Plan &plan, uint32_t own,
+                                     llvm::ArrayRef<uint32_t> sections) {
+  assert(llvm::is_sorted(sections) && llvm::is_contained(sections, own) &&
+         "sections strictly increasing, own among them");
+  rt::LoadedPlan out = headerOf(plan, rt::Proof{});
+  out.partial = true;
+  out.own = own;
+  out.sections.assign(sections.begin(), sections.end());
+  out.programs.reserve(sections.size());
+  for (uint32_t r : sections)
+    out.programs.push_back(toBytecodeProgram(plan.programs[r].ops));
+  return out;
+}
+
+std::vector<uint8_t> lowerPartial(const ir::Plan &plan, uint32_t own,
+                                  llvm::ArrayRef<uint32_t> sections) {
+  return rt::encode(toPartialBytecodePlan(plan, own, sections));
 }
 
 } // namespace collc::compiler

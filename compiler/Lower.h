@@ -24,6 +24,17 @@ rt::LoadedPlan toBytecodePlan(const ir::Plan &plan, rt::Proof proof = {});
 /// proved (compiler/Prove.h does both).
 std::vector<uint8_t> lower(const ir::Plan &plan, rt::Proof proof = {});
 
+/// The partial plan of rank `own` (docs/bytecode.md, "Partial plans"): the
+/// shape and name of `plan` and the programs of `sections` (strictly
+/// increasing, `own` among them), with no proof recorded. The loader refuses
+/// it unless every rank own exchanges messages with is in `sections`.
+/// Precondition: as lower(); plan.programs has one entry per rank (those not
+/// in `sections` are ignored).
+rt::LoadedPlan toPartialBytecodePlan(const ir::Plan &plan, uint32_t own,
+                                     llvm::ArrayRef<uint32_t> sections);
+std::vector<uint8_t> lowerPartial(const ir::Plan &plan, uint32_t own,
+                                  llvm::ArrayRef<uint32_t> sections);
+
 } // namespace collc::compiler
 
 #endif // COLLC_COMPILER_LOWER_H

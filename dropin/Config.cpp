@@ -91,15 +91,8 @@ void parseFlag(const GetEnv &env, const char *var, bool &flag, Config &config) {
 }
 
 bool parseUint32(std::string_view s, uint32_t &v) {
-  if (s.empty() || s.size() > 10)
-    return false;
   uint64_t x = 0;
-  for (char c : s) {
-    if (c < '0' || c > '9')
-      return false;
-    x = x * 10 + uint64_t(c - '0');
-  }
-  if (x > UINT32_MAX)
+  if (!parseDecimal(s, UINT32_MAX, x))
     return false;
   v = uint32_t(x);
   return true;
@@ -356,11 +349,29 @@ private:
 
 } // namespace
 
+bool parseDecimal(std::string_view s, uint64_t maxValue, uint64_t &v) {
+  if (s.empty() || s.size() > 19)
+    return false;
+  uint64_t x = 0;
+  for (char c : s) {
+    if (c < '0' || c > '9')
+      return false;
+    x = x * 10 + uint64_t(c - '0');
+  }
+  if (x > maxValue)
+    return false;
+  v = x;
+  return true;
+}
+
 void parseBasics(const GetEnv &env, Config &config) {
   parseFlag(env, "COLLC_DEBUG", config.debug, config);
   parseFlag(env, "COLLC_STATS", config.stats, config);
   parseFlag(env, "COLLC_VERIFY", config.verify, config);
   parseFlag(env, "COLLC_ACCEPT_UNPROVEN", config.acceptUnproven, config);
+  config.proofCache.clear();
+  if (const char *c = env("COLLC_PROOF_CACHE"))
+    config.proofCache = std::string(trim(c));
   config.planPath.clear();
   if (const char *p = env("COLLC_PLAN_PATH")) {
     std::string_view s = p;

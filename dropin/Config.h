@@ -1,6 +1,6 @@
 // dropin/Config.h: the interposer's settings, read from the
 // environment (docs/dropin.md): COLLC_ALGORITHM, COLLC_RULES, COLLC_PLAN_PATH,
-// COLLC_DEBUG, COLLC_STATS, COLLC_VERIFY.
+// COLLC_DEBUG, COLLC_STATS, COLLC_VERIFY, COLLC_PROOF_CACHE.
 //
 // Parsing never fails: a bad value becomes one warning (in Config::warnings,
 // which the interposer prints once, on rank 0) and the variable's default.
@@ -70,14 +70,20 @@ struct Config {
   std::vector<Rule> rules;      ///< COLLC_RULES, in file order
   std::string rulesFile;
   std::vector<std::string> planPath; ///< COLLC_PLAN_PATH entries, in order
+  /// COLLC_PROOF_CACHE: the folder of proof records `collc verify --cache`
+  /// writes (dropin/ProofCache.h); "" for none.
+  std::string proofCache;
   std::vector<std::string> warnings;
 };
 
 using GetEnv = std::function<const char *(const char *)>;
 
-/// COLLC_DEBUG, COLLC_STATS, COLLC_VERIFY, COLLC_ACCEPT_UNPROVEN and
-/// COLLC_PLAN_PATH (the folders
-/// are only split here; PlanLibrary reads them).
+/// A decimal number (digits only, at most 19) of at most `maxValue`.
+bool parseDecimal(std::string_view s, uint64_t maxValue, uint64_t &v);
+
+/// COLLC_DEBUG, COLLC_STATS, COLLC_VERIFY, COLLC_ACCEPT_UNPROVEN,
+/// COLLC_PROOF_CACHE and COLLC_PLAN_PATH (the folders are only split here;
+/// PlanLibrary reads them).
 void parseBasics(const GetEnv &env, Config &config);
 
 /// COLLC_ALGORITHM ("allreduce:ring,reduce:binomial"), checked against `known`.

@@ -2,6 +2,8 @@
 // (PlanAcquisition.h).
 #include "dropin/PlanAcquisition.h"
 
+#include <cstdio>
+
 namespace collc::dropin {
 
 namespace {
@@ -73,11 +75,34 @@ collc_plan planFor(Global &g, CommState &cs, Coll c, uint32_t root, const Select
     bytes = &g.library.files()[size_t(sel.fileId)].bytes;
     origin = g.library.files()[size_t(sel.fileId)].origin;
   } else {
-    keep = g.library.generated(c, sel.algorithm, uint32_t(cs.size), root, error);
-    if (!keep)
+    BuiltPlan built;
+    std::vector<std::string> warnings;
+    const bool ok = g.library.build(c, sel.algorithm, uint32_t(cs.size), root,
+                                    uint32_t(cs.rank), g.config, built, error, warnings);
+    for (const std::string &w : warnings)
+      warn(g, w, false);
+    if (!ok)
       return nullptr;
+    keep = built.bytes;
     bytes = keep.get();
-    origin = "generated";
+    Stats &st = stats(g);
+    ++st.built[unsigned(built.guarantee)];
+    ++(built.whole ? st.wholePlans : st.rankPlans);
+    st.ownOps += built.ownOps;
+    st.contextOps += built.contextOps;
+    st.buildSeconds += built.seconds;
+    if (built.whole) {
+      origin = "generated: the whole plan; " + std::string(text(built.guarantee));
+    } else {
+      char secs[32];
+      std::snprintf(secs, sizeof secs, "%.3f", built.seconds * 1e3);
+      origin = "generated: rank " + std::to_string(cs.rank) + "'s program, " +
+               std::to_string(built.ownOps) + " ops, with " +
+               std::to_string(built.sections - 1) + " context sections of " +
+               std::to_string(built.contextOps) + " ops, built in " + secs + " ms CPU" +
+               (built.seconds == 0 ? " (kept from another communicator)" : "") + "; " +
+               text(built.guarantee) + (built.record.empty() ? "" : ": " + built.record);
+    }
   }
   collc_plan plan = COLLC_PLAN_NULL;
   if (collc_plan_load_memory(bytes->data(), bytes->size(), &plan) != COLLC_SUCCESS) {

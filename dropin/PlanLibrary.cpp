@@ -1,6 +1,9 @@
 // dropin/PlanLibrary.cpp: plan files and generated plans.
 #include "dropin/PlanLibrary.h"
 
+#include "dropin/ProofCache.h"
+#include "dropin/RankCompile.h"
+
 #include "compiler/Disasm.h"
 #include "compiler/Lower.h"
 #include "compiler/Verifier.h"
@@ -12,6 +15,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <ctime>
 #include <filesystem>
 
 namespace collc::dropin {
@@ -73,7 +77,35 @@ compiler::VerifyOptions proofOptions(const ir::Shape &shape) {
   return o;
 }
 
+double cpuSeconds() {
+  timespec ts{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return double(ts.tv_sec) + double(ts.tv_nsec) * 1e-9;
+}
+
+lang::InstantiateOptions instantiateOptions(uint32_t ranks, uint32_t root) {
+  lang::InstantiateOptions o;
+  o.ranks = ranks;
+  o.root = root;
+  return o;
+}
+
+static_assert(ciProvenRanks == 32, "the text of Guarantee::ProvenInCi names the bound");
+
 } // namespace
+
+const char *text(Guarantee g) {
+  switch (g) {
+#define COLLC_X(E, T)                                                                      \
+  case Guarantee::E:                                                                       \
+    return T;
+    COLLC_GUARANTEES(COLLC_X)
+#undef COLLC_X
+  case Guarantee::Count:
+    break;
+  }
+  return "?";
+}
 
 void PlanLibrary::admit(PlanFile f, const rt::Proof &proof, const Config &config,
                         std::vector<std::string> &warnings) {
@@ -245,6 +277,7 @@ PlanLibrary::generated(Coll c, std::string_view name, uint32_t ranks, uint32_t r
     sched::GenOptions opts;
     opts.ranks = ranks;
     opts.root = root;
+    // The whole plan, unlike build()'s per-rank plans, may not fit.
     llvm::Expected<ir::Plan> plan =
         sched::generate(toIr(c), llvm::StringRef(name.data(), name.size()), opts);
     if (!plan) {
@@ -256,12 +289,13 @@ PlanLibrary::generated(Coll c, std::string_view name, uint32_t ranks, uint32_t r
       // serves the call instead.
       g.error = "the generated plan does not verify: " + describeFailure(r);
     } else {
-      // As `collc compile` would: -O2, each pass's result proven again
-      // (translation validation). Should a pass ever break a plan, the plan
-      // as generated — proven just above — is used instead.
-      compiler::PipelineOptions o2;
-      o2.level = 2;
-      if (llvm::Expected<ir::Plan> optimized = compiler::optimize(*plan, o2)) {
+      // The drop-in's pipeline (the one build() compiles each rank with,
+      // so every rank runs the same program whichever way it got it), each
+      // pass's result proven again (translation validation). Should a pass
+      // ever break a plan, the plan as generated — proven just above — is
+      // used instead (every rank does this under COLLC_VERIFY).
+      if (llvm::Expected<ir::Plan> optimized =
+              compiler::optimize(*plan, dropinPipeline(/*verifyEach=*/true))) {
         *plan = std::move(*optimized);
       } else {
         g.optimizeError = llvm::toString(optimized.takeError());
@@ -270,7 +304,10 @@ PlanLibrary::generated(Coll c, std::string_view name, uint32_t ranks, uint32_t r
                      "ranks; using it unoptimized: %s\n",
                      int(name.size()), name.data(), unsigned(ranks), g.optimizeError.c_str());
       }
-      g.bytes = std::make_shared<const std::vector<uint8_t>>(compiler::lower(*plan));
+      // Proven (the input above, each pass's result in optimize), and the
+      // passes keep identical results identical.
+      g.bytes = std::make_shared<const std::vector<uint8_t>>(
+          compiler::lower(*plan, rt::Proof{true, r.stats.identical}));
     }
   }
   if (!g.error.empty()) {
@@ -297,6 +334,103 @@ bool PlanLibrary::verifyFile(int id, std::string &error) {
   }
   error = it->second.second;
   return it->second.first;
+}
+
+Guarantee PlanLibrary::guaranteeFor(Coll c, std::string_view name, uint32_t ranks,
+                                    uint32_t root, const Config &config, std::string &record,
+                                    std::vector<std::string> &warnings) {
+  auto key = std::make_tuple(unsigned(c), std::string(name), ranks, root);
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (auto it = guarantees_.find(key); it != guarantees_.end()) {
+      record = it->second.second;
+      return it->second.first;
+    }
+  }
+  Guarantee g = Guarantee::None;
+  record.clear();
+  const sched::Algorithm *a =
+      sched::findAlgorithm(toIr(c), llvm::StringRef(name.data(), name.size()));
+  if (a && ranks <= ciProvenRanks) {
+    g = Guarantee::ProvenInCi;
+  } else if (a && !config.proofCache.empty()) {
+    ProofKey k;
+    k.algorithm = a->name.str();
+    k.collective = ir::name(toIr(c)).str();
+    k.sourceHash = sha256Hex(a->module->source.text);
+    k.ranks = ranks;
+    ProofNeeds needs;
+    needs.anyAssociative = !a->needsCommutative;
+    needs.inPlace = a->inPlace;
+    needs.identical = c == Coll::Allreduce;
+    std::string why;
+    switch (lookupProof(config.proofCache, k, root, needs, why)) {
+    case Lookup::Proven:
+      g = Guarantee::ProofRecord;
+      record = config.proofCache + "/" + recordFileName(k);
+      break;
+    case Lookup::Invalid:
+      warnings.push_back(why);
+      break;
+    case Lookup::Absent:
+    case Lookup::NotRoot:
+      break;
+    }
+  }
+  std::lock_guard<std::mutex> lock(mu_);
+  guarantees_[key] = {g, record};
+  return g;
+}
+
+bool PlanLibrary::build(Coll c, std::string_view name, uint32_t ranks, uint32_t root,
+                        uint32_t rank, const Config &config, BuiltPlan &out,
+                        std::string &error, std::vector<std::string> &warnings) {
+  // The whole plan, proven on load: with COLLC_VERIFY, and for the allreduce
+  // algorithms whose ranks compute identical results only at some p (every
+  // rank decides this alike, from the name).
+  if (config.verify || (c == Coll::Allreduce && nonIdenticalAllreduce(name))) {
+    std::shared_ptr<const std::vector<uint8_t>> bytes = generated(c, name, ranks, root, error);
+    if (!bytes)
+      return false;
+    out = BuiltPlan{};
+    out.bytes = std::move(bytes);
+    out.whole = true;
+    out.guarantee = Guarantee::ProvenOnLoad;
+    return true;
+  }
+  const sched::Algorithm *a =
+      sched::findAlgorithm(toIr(c), llvm::StringRef(name.data(), name.size()));
+  if (!a) {
+    error = "no library algorithm " + std::string(name) + " for " + std::string(dropin::name(c));
+    return false;
+  }
+  std::string record;
+  const Guarantee g = guaranteeFor(c, name, ranks, root, config, record, warnings);
+  std::lock_guard<std::mutex> lock(mu_);
+  Built &b = built_[{unsigned(c), std::string(name), ranks, root, rank}];
+  if (!b.plan.bytes && b.error.empty()) {
+    const double t0 = cpuSeconds();
+    llvm::Expected<RankPlan> rp = compileRank(*a->module, instantiateOptions(ranks, root), rank);
+    if (!rp) {
+      b.error = llvm::toString(rp.takeError());
+    } else {
+      b.plan.bytes = std::make_shared<const std::vector<uint8_t>>(std::move(rp->bytes));
+      b.plan.sections = rp->sections;
+      b.plan.ownOps = rp->ownOps;
+      b.plan.contextOps = rp->contextOps;
+      b.plan.seconds = cpuSeconds() - t0;
+    }
+  } else {
+    b.plan.seconds = 0; // cached: built by an earlier communicator
+  }
+  if (!b.error.empty()) {
+    error = b.error;
+    return false;
+  }
+  out = b.plan;
+  out.guarantee = g;
+  out.record = record;
+  return true;
 }
 
 } // namespace collc::dropin

@@ -6,10 +6,17 @@
 // loaders; a file that cannot be used is a warning naming the file and the
 // reason, never silently skipped; so is a file that records no proof unless
 // COLLC_VERIFY (proven before first use, disassembled first) or
-// COLLC_ACCEPT_UNPROVEN. generated() runs a generator (sched::generate),
-// proves the plan, optimizes and lowers it (compiler::lower) the first time a
-// (collective, algorithm, ranks, root) is asked for and keeps the bytes, so
-// every communicator of that shape loads the same bytes.
+// COLLC_ACCEPT_UNPROVEN.
+//
+// Library algorithms: build() makes the plan a rank runs. By default that is
+// the rank's own program alone (dropin/RankCompile.h: its program and its
+// peers', as a partial plan), in time proportional to them, never the whole
+// plan; which proof covers it (guaranteeFor) is the CI bound, a proof record
+// (COLLC_PROOF_CACHE), or none. With COLLC_VERIFY it is the whole plan,
+// generated, proven and compiled with every pass proven (generated()). Both
+// compile with the same pipeline, so every rank runs the same program either
+// way. The bytes are kept per (collective, algorithm, ranks, root[, rank]),
+// so every communicator of that shape loads the same bytes.
 // Thread-safe: the file list is fixed after scan(); the caches take a mutex,
 // only on the first use of a plan.
 #ifndef COLLC_DROPIN_PLANLIBRARY_H
@@ -37,6 +44,33 @@ struct PlanFile {
   std::string algorithm;
   uint64_t minBytes = 0, maxBytes = ~uint64_t(0);
   uint32_t crc = 0; ///< of the plan bytes (for the configuration fingerprint)
+};
+
+/// Which proof covers a plan the library built (docs/dropin.md, "Which
+/// guarantee holds when"). The text is what COLLC_STATS and COLLC_DEBUG print.
+#define COLLC_GUARANTEES(X)                                                                \
+  X(ProvenOnLoad, "proven on load (the whole plan)")                        \
+  X(ProvenInCi, "proven in CI (a library algorithm at p <= 32)")                           \
+  X(ProofRecord, "proven by a proof record (COLLC_PROOF_CACHE)")                           \
+  X(None, "not proven (p above the CI bound, no proof record)")
+enum class Guarantee : uint8_t {
+#define COLLC_X(E, T) E,
+  COLLC_GUARANTEES(COLLC_X)
+#undef COLLC_X
+      Count
+};
+constexpr unsigned numGuarantees = unsigned(Guarantee::Count);
+const char *text(Guarantee g);
+
+/// A plan build() made for one rank.
+struct BuiltPlan {
+  std::shared_ptr<const std::vector<uint8_t>> bytes;
+  bool whole = false;      ///< the whole plan (COLLC_VERIFY), else the rank's partial plan
+  Guarantee guarantee = Guarantee::None;
+  uint32_t sections = 0;   ///< partial: programs it holds
+  uint64_t ownOps = 0, contextOps = 0;
+  double seconds = 0;      ///< CPU time of building it (0 when it was cached)
+  std::string record;      ///< ProofRecord: the record's file
 };
 
 class PlanLibrary {
@@ -67,6 +101,24 @@ public:
   /// COLLC_VERIFY for plan file `id`: disassembles and proves it (cached).
   bool verifyFile(int id, std::string &error);
 
+  /// The plan rank `rank` runs for library algorithm `name` of `c` on
+  /// `ranks` ranks with `root`: with config.verify, or for an allreduce that
+  /// nonIdenticalAllreduce names, the whole plan (generated()), else the
+  /// rank's own compiled program (a partial plan).
+  /// False with `error` when it cannot be had (the algorithm's `require`
+  /// refuses the shape, or it does not verify). A proof record that cannot
+  /// be used is a warning in `warnings` (once per record). Cached.
+  bool build(Coll c, std::string_view name, uint32_t ranks, uint32_t root, uint32_t rank,
+             const Config &config, BuiltPlan &out, std::string &error,
+             std::vector<std::string> &warnings);
+
+  /// Which proof covers the per-rank plans of `name` for (c, ranks, root):
+  /// the CI bound (ranks <= ciProvenRanks), a proof record in
+  /// config.proofCache, or none; `record` receives the record's file. Cached.
+  Guarantee guaranteeFor(Coll c, std::string_view name, uint32_t ranks, uint32_t root,
+                         const Config &config, std::string &record,
+                         std::vector<std::string> &warnings);
+
 private:
   void addFile(const std::string &path, const Config &config,
                std::vector<std::string> &warnings);
@@ -82,6 +134,14 @@ private:
   std::vector<PlanFile> files_;
   std::mutex mu_;
   std::map<std::tuple<unsigned, std::string, uint32_t, uint32_t>, Generated> generated_;
+  struct Built {
+    BuiltPlan plan;
+    std::string error;
+  };
+  std::map<std::tuple<unsigned, std::string, uint32_t, uint32_t, uint32_t>, Built> built_;
+  std::map<std::tuple<unsigned, std::string, uint32_t, uint32_t>,
+           std::pair<Guarantee, std::string>>
+      guarantees_;
   std::map<int, std::pair<bool, std::string>> fileVerified_;
 };
 

@@ -120,11 +120,21 @@ void initialize(bool atInit) {
 /// and prints them on rank 0 with COLLC_STATS.
 void reportStats(Global &g) {
   const size_t nfiles = g.library.files().size();
-  std::vector<uint64_t> v(numKinds * (1 + numReasons + numSubstitutions), 0);
+  const size_t planCounters = 4 + numGuarantees;
+  std::vector<uint64_t> v(numKinds * (1 + numReasons + numSubstitutions) + planCounters, 0);
   std::vector<uint64_t> uses(nfiles, 0);
+  double seconds[2] = {0, 0}; // this rank's plan building: summed, then the most of a rank
   {
     std::lock_guard<std::mutex> lock(g.statsMu);
     for (const auto &s : g.stats) {
+      uint64_t *plans = &v[v.size() - planCounters];
+      plans[0] += s->rankPlans;
+      plans[1] += s->wholePlans;
+      plans[2] += s->ownOps;
+      plans[3] += s->contextOps;
+      for (unsigned u = 0; u < numGuarantees; ++u)
+        plans[4 + u] += s->built[u];
+      seconds[0] += s->buildSeconds;
       size_t i = 0;
       for (unsigned k = 0; k < numKinds; ++k) {
         v[i++] += s->handled[k];
@@ -140,6 +150,10 @@ void reportStats(Global &g) {
   const bool root = g.worldRank == 0;
   PMPI_Reduce(root ? MPI_IN_PLACE : v.data(), v.data(), int(v.size()), MPI_UINT64_T, MPI_SUM,
               0, MPI_COMM_WORLD);
+  seconds[1] = seconds[0];
+  double sum = 0, most = 0;
+  PMPI_Reduce(&seconds[0], &sum, 1, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
+  PMPI_Reduce(&seconds[1], &most, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
   int n[2] = {int(nfiles), -int(nfiles)};
   PMPI_Allreduce(MPI_IN_PLACE, n, 2, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
   const bool sameFiles = n[0] == -n[1];
@@ -171,6 +185,18 @@ void reportStats(Global &g) {
       if (sub[u])
         std::fprintf(stderr, "collc:   substituted %s: %" PRIu64 "\n",
                      text(Substitution(u + 1)), sub[u]);
+  }
+  // Library plans: how many of each kind, what they cost, which proof covers them.
+  const uint64_t *plans = &v[v.size() - planCounters];
+  if (plans[0] + plans[1] > 0) {
+    std::fprintf(stderr,
+                 "collc: library plans built: rank programs=%" PRIu64 " whole plans=%" PRIu64
+                 " (own ops %" PRIu64 ", context ops %" PRIu64
+                 "; %.3f ms CPU in all, at most %.3f ms on one rank)\n",
+                 plans[0], plans[1], plans[2], plans[3], sum * 1e3, most * 1e3);
+    for (unsigned u = 0; u < numGuarantees; ++u)
+      if (plans[4 + u])
+        std::fprintf(stderr, "collc:   %s: %" PRIu64 "\n", text(Guarantee(u)), plans[4 + u]);
   }
   if (sameFiles)
     for (size_t f = 0; f < nfiles; ++f) {

@@ -186,6 +186,11 @@ struct Stats {
   uint64_t fallback[numKinds][numReasons] = {};
   uint64_t substituted[numKinds][numSubstitutions] = {};
   std::vector<uint64_t> fileUses; ///< per PlanLibrary file
+  // Library plans built (PlanLibrary::build), per communicator that loaded one.
+  uint64_t rankPlans = 0, wholePlans = 0;
+  uint64_t built[numGuarantees] = {};    ///< per guarantee
+  uint64_t ownOps = 0, contextOps = 0;   ///< of the rank plans built
+  double buildSeconds = 0;               ///< CPU time building them
 };
 
 // --- state -------------------------------------------------------------------------

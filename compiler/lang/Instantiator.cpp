@@ -921,6 +921,30 @@ llvm::Expected<ir::Program> instantiateRank(const Module &m, const InstantiateOp
   }
 }
 
+llvm::Expected<ir::Plan> instantiateRanks(const Module &m, const InstantiateOptions &opts,
+                                          llvm::ArrayRef<uint32_t> ranks) {
+  Machine mc(m, opts);
+  try {
+    requireAccepted(mc, m);
+    ir::Plan plan;
+    plan.shape = mc.sh;
+    plan.algorithm = m.name;
+    plan.source = m.source.name;
+    plan.programs.resize(mc.sh.ranks);
+    for (uint32_t rank : ranks) {
+      if (rank >= mc.sh.ranks)
+        throw EvalFailure{m.nameLoc, llvm::formatv("rank {0} is out of range (p = {1})", rank,
+                                                   mc.sh.ranks)
+                                         .str()};
+      plan.programs[rank] = ir::Program();
+      mc.run(rank, plan.programs[rank]);
+    }
+    return plan;
+  } catch (const EvalFailure &f) {
+    return mc.error(f);
+  }
+}
+
 std::optional<std::string> explain(const Module &m, const InstantiateOptions &opts,
                                    uint32_t rank, uint32_t op) {
   Machine mc(m, opts);

@@ -123,6 +123,14 @@ llvm::Expected<ir::Plan> instantiate(const Module &m, const InstantiateOptions &
 llvm::Expected<ir::Program> instantiateRank(const Module &m, const InstantiateOptions &opts,
                                             uint32_t rank);
 
+/// The plan for `opts` with only `ranks`' programs (each equal to
+/// instantiate(m, opts)->programs[r]); every other program is empty. Costs
+/// what those ranks' runs do, plus the header, never the whole plan (no size
+/// estimate either: a caller that builds a few ranks needs none). Fails like
+/// instantiateRank, also for a rank outside 0..p-1.
+llvm::Expected<ir::Plan> instantiateRanks(const Module &m, const InstantiateOptions &opts,
+                                          llvm::ArrayRef<uint32_t> ranks);
+
 /// What the program was doing when `rank` emitted its op `op`: the loop
 /// variables as "s = 1, i = 0" (outermost first; empty outside loops), or
 /// nullopt when instantiation fails or emits fewer ops.

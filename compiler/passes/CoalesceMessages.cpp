@@ -21,6 +21,8 @@
 // can make the dependencies of later messages equal.
 // Merging ops with equal ancestor sets cannot create a cycle: a path from
 // one part to another would put the first among the second's ancestors.
+// With `maxRounds` = 1 (the per-rank pipeline, Pipeline.h) the merges of a
+// channel depend only on the programs of its two ranks.
 #include "compiler/passes/Analysis.h"
 #include "compiler/passes/Pass.h"
 
@@ -77,23 +79,27 @@ bool extend(Merged &m, const ir::Op &s2, const ir::Op &r2) {
 
 class MessageCoalescing final : public Pass {
 public:
+  explicit MessageCoalescing(unsigned maxRounds) : maxRounds_(maxRounds) {}
   llvm::StringRef name() const override { return "coalesce"; }
 
   bool run(ir::Plan &plan) override {
     bool changed = false;
-    while (round(plan))
+    for (unsigned n = 0; (maxRounds_ == 0 || n < maxRounds_) && round(plan); ++n)
       changed = true;
     return changed;
   }
 
 private:
   static bool round(ir::Plan &plan);
+  unsigned maxRounds_;
 };
 
 bool MessageCoalescing::round(ir::Plan &plan) {
   const uint32_t p = static_cast<uint32_t>(plan.programs.size());
   std::vector<DepLists> deps(p);
   for (uint32_t r = 0; r < p; ++r) {
+    if (plan.programs[r].ops.empty())
+      continue;
     deps[r] = explicitDeps(plan.programs[r].ops);
     reduceTransitively(deps[r]);
   }
@@ -160,6 +166,8 @@ bool MessageCoalescing::round(ir::Plan &plan) {
   }
   for (uint32_t r = 0; r < p; ++r) {
     auto &ops = plan.programs[r].ops;
+    if (ops.empty())
+      continue;
     std::vector<bool> keep(ops.size());
     for (uint32_t i = 0; i < ops.size(); ++i)
       keep[i] = target[r][i] == i;
@@ -180,8 +188,8 @@ bool MessageCoalescing::round(ir::Plan &plan) {
 
 } // namespace
 
-std::unique_ptr<Pass> createMessageCoalescing() {
-  return std::make_unique<MessageCoalescing>();
+std::unique_ptr<Pass> createMessageCoalescing(unsigned maxRounds) {
+  return std::make_unique<MessageCoalescing>(maxRounds);
 }
 
 } // namespace collc::compiler

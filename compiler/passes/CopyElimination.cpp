@@ -418,7 +418,7 @@ public:
   bool run(ir::Plan &plan) override {
     bool changed = false;
     for (uint32_t r = 0; r < plan.programs.size(); ++r)
-      while (rewriteOne(plan, r))
+      while (!plan.programs[r].ops.empty() && rewriteOne(plan, r))
         changed = true;
     return changed;
   }

@@ -16,6 +16,8 @@
 // and messages whose both ends go, so a deadlock-free plan stays so.
 // A message end without a partner (a plan that does not verify) is kept, and
 // so is everything it reads.
+// With `keepMessages` (the per-rank pipeline, Pipeline.h) every message end
+// is live: only local ops go, so a rank's result depends on its program alone.
 #include "compiler/SegmentMap.h"
 #include "compiler/passes/Analysis.h"
 #include "compiler/passes/Pass.h"
@@ -28,8 +30,12 @@ namespace {
 
 class DeadOpElimination final : public Pass {
 public:
+  explicit DeadOpElimination(bool keepMessages) : keepMessages_(keepMessages) {}
   llvm::StringRef name() const override { return "dce"; }
   bool run(ir::Plan &plan) override;
+
+private:
+  bool keepMessages_;
 };
 
 bool DeadOpElimination::run(ir::Plan &plan) {
@@ -47,6 +53,8 @@ bool DeadOpElimination::run(ir::Plan &plan) {
   };
   for (uint32_t r = 0; r < p; ++r) {
     const auto &ops = plan.programs[r].ops;
+    if (ops.empty())
+      continue; // (a plan holding some ranks' programs: the per-rank pipeline)
     writers[r].resize(ops.size());
     live[r].assign(ops.size(), 0);
     // Per buffer, runs of slots with the same last writer (-1: none).
@@ -69,7 +77,7 @@ bool DeadOpElimination::run(ir::Plan &plan) {
       w.erase(std::unique(w.begin(), w.end()), w.end());
       if (a.write && a.write->chunk < clip(*a.write))
         last[int(a.write->buf)].assign(a.write->chunk, clip(*a.write), int64_t(i));
-      if (ir::isMessage(ops[i].kind) && !msgs.partner(r, i))
+      if (ir::isMessage(ops[i].kind) && (keepMessages_ || !msgs.partner(r, i)))
         mark(r, i);
     }
     if (ir::outRequired(plan.shape, r)) {
@@ -102,8 +110,8 @@ bool DeadOpElimination::run(ir::Plan &plan) {
 
 } // namespace
 
-std::unique_ptr<Pass> createDeadOpElimination() {
-  return std::make_unique<DeadOpElimination>();
+std::unique_ptr<Pass> createDeadOpElimination(bool keepMessages) {
+  return std::make_unique<DeadOpElimination>(keepMessages);
 }
 
 } // namespace collc::compiler

@@ -31,7 +31,8 @@ public:
     bool changed = false;
     for (uint32_t r = 0; r < plan.programs.size(); ++r) {
       auto &ops = plan.programs[r].ops;
-      changed |= writeDeps(ops, dataDeps(plan.shape, r, ops));
+      if (!ops.empty())
+        changed |= writeDeps(ops, dataDeps(plan.shape, r, ops));
     }
     return changed;
   }

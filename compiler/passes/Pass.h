@@ -26,8 +26,9 @@ public:
   virtual bool run(ir::Plan &plan) = 0;
 };
 
-/// Removes ops whose results cannot reach a required output (`dce`).
-std::unique_ptr<Pass> createDeadOpElimination();
+/// Removes ops whose results cannot reach a required output (`dce`). With
+/// `keepMessages`, every message end stays: only local ops are removed.
+std::unique_ptr<Pass> createDeadOpElimination(bool keepMessages = false);
 /// Folds copies away: readers of a copy read its source, two-address combines
 /// of the copy become three-address, producers write the copy's destination,
 /// receives into scratch combine on arrival (`copy-elim`).
@@ -35,15 +36,17 @@ std::unique_ptr<Pass> createCopyElimination();
 /// Replaces step barriers by the exact data dependencies (`relax-deps`).
 std::unique_ptr<Pass> createDependencyRelaxation();
 /// Merges messages between the same pair of ranks that are ready together
-/// and cover adjacent slots at both ends (`coalesce`).
-std::unique_ptr<Pass> createMessageCoalescing();
+/// and cover adjacent slots at both ends (`coalesce`), in rounds until none
+/// merges, or at most `maxRounds` rounds (0: no limit).
+std::unique_ptr<Pass> createMessageCoalescing(unsigned maxRounds = 0);
 /// Splits every op into `segments` pieces over `segments` times as many
 /// chunks, with exact dependencies per piece (`pipeline`). Precondition:
 /// segments >= 1 (1 leaves the plan as it is).
 std::unique_ptr<Pass> createPipelining(uint32_t segments);
 /// Reuses tmp slots whose lifetimes are already ordered, minimizing
-/// `scratch` (`compact-scratch`).
-std::unique_ptr<Pass> createScratchCompaction();
+/// `scratch` (`compact-scratch`). With `perRank`, each rank takes its own
+/// compacted layout when it is smaller, whatever the other ranks need.
+std::unique_ptr<Pass> createScratchCompaction(bool perRank = false);
 
 } // namespace collc::compiler
 

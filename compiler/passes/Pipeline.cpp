@@ -17,17 +17,17 @@ uint32_t segmentsFor(const PipelineOptions &opts) {
 
 const PassInfo passTable[] = {
     {"dce", "remove ops whose results cannot reach a required output",
-     [](const PipelineOptions &) { return createDeadOpElimination(); }},
+     [](const PipelineOptions &o) { return createDeadOpElimination(o.perRank); }},
     {"copy-elim", "fold copies away (three-address combines, direct receives)",
      [](const PipelineOptions &) { return createCopyElimination(); }},
     {"coalesce", "merge messages between the same ranks that are ready together",
-     [](const PipelineOptions &) { return createMessageCoalescing(); }},
+     [](const PipelineOptions &o) { return createMessageCoalescing(o.perRank ? 1 : 0); }},
     {"relax-deps", "replace step barriers by exact data dependencies",
      [](const PipelineOptions &) { return createDependencyRelaxation(); }},
     {"pipeline", "split messages into segments so transfer and reduction overlap",
      [](const PipelineOptions &o) { return createPipelining(segmentsFor(o)); }},
     {"compact-scratch", "reuse tmp slots whose lifetimes are ordered",
-     [](const PipelineOptions &) { return createScratchCompaction(); }},
+     [](const PipelineOptions &o) { return createScratchCompaction(o.perRank); }},
 };
 
 /// The level pipelines, top to bottom.

@@ -17,6 +17,17 @@
 // rewrite that would break it is not made.
 // Every level keeps the plan's operand orders, hence its reduction trees:
 // commutative: false stays correct, and identical results stay identical.
+//
+// The per-rank form (PipelineOptions::perRank; the drop-in compiles one
+// rank's program this way, docs/design-notes.md) runs the same passes so
+// that each pass's result on rank r depends only on the shape, rank r's
+// program and, for coalesce, the programs of the ranks r exchanges messages
+// with: dce keeps every message end (it removes local ops only), coalesce
+// makes one round (a channel's merges are decided by its two ends), and
+// compact-scratch lays out each rank on its own. Optimizing a plan that
+// holds only some ranks' programs (the others empty) then gives rank r the
+// program the whole plan's optimization gives it, provided r's peers'
+// programs are there.
 #ifndef COLLC_COMPILER_PASSES_PIPELINE_H
 #define COLLC_COMPILER_PASSES_PIPELINE_H
 
@@ -50,6 +61,8 @@ struct PipelineOptions {
   /// proves the input and the output does not repeat the pipeline's proofs.
   const VerifyResult *inputProof = nullptr;
   std::optional<VerifyResult> *resultProof = nullptr;
+  /// The per-rank form of every pass (see above).
+  bool perRank = false;
 };
 
 /// A pass that `passes` may name.

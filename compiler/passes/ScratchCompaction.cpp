@@ -12,7 +12,10 @@
 // no dependency and costs no concurrency (it runs last for that reason).
 // Groups are placed first-fit, in the order they are first written, at the
 // lowest offset where every web fits. A rank keeps its layout when it already
-// fits in the new scratch, or when first-fit does not beat it.
+// fits in the new scratch, or when first-fit does not beat it. With `perRank`
+// (the per-rank pipeline, Pipeline.h) a rank takes its compacted layout
+// whenever first-fit beats its own, whatever the other ranks need, so its
+// result depends on its program alone.
 //
 // Two webs on one slot never both hold live values at a time, and every read
 // still sees its own writer, because of the ordering condition; ops that read
@@ -211,14 +214,66 @@ RankLayout compactRank(const ir::Plan &plan, uint32_t r) {
   return L;
 }
 
+/// Moves rank `r`'s tmp operands to `L`'s layout; false (and `ops` partly
+/// moved) when an op is then malformed.
+bool relabel(const ir::Shape &shape, uint32_t r, const RankLayout &L,
+             llvm::MutableArrayRef<ir::Op> ops) {
+  for (size_t x = 0; x < L.refs.size(); ++x) {
+    ir::Op &op = ops[L.refs[x].op];
+    (L.refs[x].which == 0   ? op.chunk
+     : L.refs[x].which == 1 ? op.srcChunk
+                            : op.dstChunk) = L.newChunk[x];
+  }
+  for (uint32_t i = 0; i < ops.size(); ++i)
+    if (ir::checkOp(shape, r, ops, i))
+      return false;
+  return true;
+}
+
 class ScratchCompaction final : public Pass {
 public:
+  explicit ScratchCompaction(bool perRank) : perRank_(perRank) {}
   llvm::StringRef name() const override { return "compact-scratch"; }
   bool run(ir::Plan &plan) override;
+
+private:
+  /// Each rank on its own: it takes its compacted layout when that uses
+  /// fewer slots (and stays well-formed); scratch becomes the most slots a
+  /// rank then uses.
+  static bool runPerRank(ir::Plan &plan);
+  bool perRank_;
 };
+
+bool ScratchCompaction::runPerRank(ir::Plan &plan) {
+  bool changed = false;
+  uint32_t scratch = 0;
+  for (uint32_t r = 0; r < plan.programs.size(); ++r) {
+    auto &ops = plan.programs[r].ops;
+    if (ops.empty())
+      continue;
+    const RankLayout L = compactRank(plan, r);
+    uint32_t used = L.oldUsed;
+    if (L.analyzable && L.newUsed < L.oldUsed) {
+      llvm::SmallVector<ir::Op, 0> before = ops;
+      if (relabel(plan.shape, r, L, ops)) {
+        used = L.newUsed;
+        changed = true;
+      } else {
+        ops = std::move(before);
+      }
+    }
+    scratch = std::max(scratch, used);
+  }
+  if (scratch >= plan.shape.scratch && !changed)
+    return false;
+  plan.shape.scratch = std::min(scratch, plan.shape.scratch);
+  return true;
+}
 
 bool ScratchCompaction::run(ir::Plan &plan) {
   const uint32_t p = static_cast<uint32_t>(plan.programs.size());
+  if (perRank_)
+    return runPerRank(plan);
   std::vector<RankLayout> layouts(p);
   uint32_t scratch = 0;
   for (uint32_t r = 0; r < p; ++r) {
@@ -236,16 +291,8 @@ bool ScratchCompaction::run(ir::Plan &plan) {
     const RankLayout &L = layouts[r];
     if (L.oldUsed <= scratch)
       continue; // already fits
-    auto &ops = result.programs[r].ops;
-    for (size_t x = 0; x < L.refs.size(); ++x) {
-      ir::Op &op = ops[L.refs[x].op];
-      (L.refs[x].which == 0   ? op.chunk
-       : L.refs[x].which == 1 ? op.srcChunk
-                              : op.dstChunk) = L.newChunk[x];
-    }
-    for (uint32_t i = 0; i < ops.size(); ++i)
-      if (ir::checkOp(result.shape, r, ops, i))
-        return false; // an operand pair landed on one slot; keep the plan
+    if (!relabel(result.shape, r, L, result.programs[r].ops))
+      return false; // an operand pair landed on one slot; keep the plan
   }
   plan = std::move(result);
   return true;
@@ -253,8 +300,8 @@ bool ScratchCompaction::run(ir::Plan &plan) {
 
 } // namespace
 
-std::unique_ptr<Pass> createScratchCompaction() {
-  return std::make_unique<ScratchCompaction>();
+std::unique_ptr<Pass> createScratchCompaction(bool perRank) {
+  return std::make_unique<ScratchCompaction>(perRank);
 }
 
 } // namespace collc::compiler

@@ -17,6 +17,7 @@
 #include <cstring>
 #include <mutex>
 #include <new>
+#include <unordered_map>
 
 using namespace collc::rt;
 
@@ -40,14 +41,18 @@ struct CommState {
   /// re-created, so equal handles mean equal types and operations.
   collc_request_s *lastBlocking = nullptr;
   int tagUb = 32767;
-  /// Where the next execution's tag range starts. Every rank starts the same
-  /// plans in the same order, so every rank assigns the same ranges; they
-  /// follow each other, so executions in flight never share a tag, except
-  /// across a wrap at MPI_TAG_UB, which is only taken when none is in flight.
+  /// Per channel (peer << 1 | 1 for this rank's sends to it, | 0 for its
+  /// receives from it): where the next execution's tag range on it starts
+  /// (runtime/core/Prepared.h, "Tags are per channel"). Every rank starts the
+  /// same plans in the same order, and both ends of a channel know its
+  /// length from their own programs, so both assign it the same ranges; they
+  /// follow each other, so executions in flight never share a tag on a
+  /// channel, except across a wrap at MPI_TAG_UB, which is only taken when
+  /// none is in flight. Entries never move (requests keep pointers to them).
   /// `live` is atomic: a request may complete on another thread than the one
   /// starting the next (the interposer progresses requests from Open MPI's
   /// progress engine).
-  uint64_t nextTag = 0;
+  std::unordered_map<uint64_t, uint64_t> nextTag;
   std::atomic<uint32_t> live{0};
   /// Owners: the communicator's attribute, and every request made on it, so
   /// that requests outlive an MPI_Comm_free of their communicator, as MPI
@@ -438,6 +443,11 @@ struct collc_request_s {
   bool cached = false;
   Call call;
   uint64_t planId = 0;
+  /// Per channel of the prepared rank: its CommState::nextTag entry, and the
+  /// bases of the current execution.
+  std::vector<uint64_t *> nextTag;
+  std::vector<uint32_t> tagLength;
+  std::vector<int> tagBase;
   /// The call's user operation and derived datatype, held while the request
   /// exists (Handles.h), or null handles.
   MPI_Op heldOp = MPI_OP_NULL;
@@ -477,6 +487,10 @@ int makeRequest(collc_plan plan, const Call &call, bool persistent, bool hold,
   if (Status s = analyzeCall(lp.shape, lp.shape.inPlace, call, req->how); !s.ok())
     return failStatus(s, s.code() == ErrorCode::Unsupported ? COLLC_ERR_UNSUPPORTED
                                                             : COLLC_ERR_ARG);
+  if (!lp.runsOn(uint32_t(req->how.rank)))
+    return fail(COLLC_ERR_ARG, "the plan is a partial plan of rank " + std::to_string(lp.own) +
+                                   "'s program; this is rank " +
+                                   std::to_string(req->how.rank) + " of the communicator");
   req->plan = plan;
   req->call = call;
   req->planId = planId(plan);
@@ -526,6 +540,11 @@ int makeRequest(collc_plan plan, const Call &call, bool persistent, bool hold,
   const PreparedRank &prep = preparedOf(plan, uint32_t(how.rank));
   if (Status s = req->exec.bind(prep, b, combine, *req->transport); !s.ok())
     return failStatus(s, COLLC_ERR_UNSUPPORTED);
+  for (const Channel &ch : prep.channels) {
+    req->nextTag.push_back(&req->comm->nextTag[uint64_t(ch.peer) << 1 | (ch.send ? 1 : 0)]);
+    req->tagLength.push_back(ch.messages);
+  }
+  req->tagBase.assign(prep.channels.size(), 0);
   req->persistent = persistent;
   out = req.release();
   return COLLC_SUCCESS;
@@ -540,22 +559,26 @@ int startRequest(collc_request_s *req) {
   if (req->active)
     return fail(COLLC_ERR_STATE, "collc_start: the request is still active");
   CommState &c = *req->comm;
-  const uint32_t stride = req->exec.tagStride();
-  if (c.nextTag + stride > uint64_t(c.tagUb) + 1) {
-    if (c.live.load() != 0)
+  const uint64_t tags = uint64_t(c.tagUb) + 1;
+  for (size_t i = 0; i < req->nextTag.size(); ++i)
+    if (*req->nextTag[i] + req->tagLength[i] > tags && c.live.load() != 0)
       return fail(COLLC_ERR_STATE,
                   "the communicator's tags (MPI_TAG_UB = " + std::to_string(c.tagUb) +
                       ") wrap around while " + std::to_string(c.live.load()) +
                       " executions are still in flight; wait for them first");
-    c.nextTag = 0;
+  for (size_t i = 0; i < req->nextTag.size(); ++i) {
+    uint64_t &next = *req->nextTag[i];
+    const uint32_t len = req->tagLength[i];
+    if (next + len > tags)
+      next = 0;
+    req->tagBase[i] = static_cast<int>(next);
+    next += len;
   }
-  const uint64_t tagBase = c.nextTag;
-  c.nextTag += stride;
   ++c.live;
   if (req->inCopy)
     std::memcpy(req->inCopy.get(), req->inSource, req->inBytes);
   req->active = true;
-  if (Status s = req->exec.startAt(int(tagBase)); !s.ok()) {
+  if (Status s = req->exec.startAt(req->tagBase); !s.ok()) {
     finished(req);
     req->transport->abandon();
     return failStatus(s, COLLC_ERR_MPI);

@@ -20,6 +20,9 @@ Status invalid(const std::string &m) { return Status::error(ErrorCode::Invalid, 
 
 /// Checks one entry's plan against the bundle's shape; `what` names it.
 Status checkPlan(const std::string &what, const LoadedPlan &p, Collective c, uint32_t ranks) {
+  if (p.partial)
+    return invalid(what + ": a partial plan (rank " + std::to_string(p.own) +
+                   "'s program) cannot be bundled: a bundle holds whole plans");
   if (p.shape.collective != c)
     return invalid(what + ": the plan is for " + name(p.shape.collective) +
                    ", the bundle for " + name(c));

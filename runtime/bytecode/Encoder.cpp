@@ -104,12 +104,15 @@ void encodeOp(const Program &prog, uint32_t index, uint32_t rank, uint32_t ranks
 
 std::vector<uint8_t> encode(const LoadedPlan &plan) {
   const Shape &s = plan.shape;
-  assert(plan.programs.size() == s.ranks && "one program per rank");
+  assert(plan.programs.size() == (plan.partial ? plan.sections.size() : s.ranks) &&
+         "one program per rank or section");
+  assert((!plan.partial || !plan.proof.verified) && "a partial plan records no proof");
   std::vector<uint8_t> out(magic, magic + 4);
   out.push_back(version);
   out.push_back(uint8_t((s.commutative ? flagCommutative : 0) | (s.inPlace ? flagInPlace : 0) |
                         (plan.proof.verified ? flagVerified : 0) |
-                        (plan.proof.identical ? flagIdentical : 0)));
+                        (plan.proof.identical ? flagIdentical : 0) |
+                        (plan.partial ? flagPartial : 0)));
   out.push_back(uint8_t(s.collective));
   out.push_back(0);
   appendU32(out, 0); // size, patched below
@@ -120,11 +123,18 @@ std::vector<uint8_t> encode(const LoadedPlan &plan) {
   appendLeb128(out, static_cast<uint32_t>(plan.algorithm.size()));
   out.insert(out.end(), plan.algorithm.begin(), plan.algorithm.end());
 
+  if (plan.partial) {
+    appendLeb128(out, plan.own);
+    appendLeb128(out, static_cast<uint32_t>(plan.sections.size()));
+    for (uint32_t r : plan.sections)
+      appendLeb128(out, r);
+  }
   const size_t table = out.size();
-  out.resize(table + 4 * size_t(s.ranks));
-  for (uint32_t r = 0; r < s.ranks; ++r) {
-    storeU32(out, table + 4 * size_t(r), static_cast<uint32_t>(out.size()));
-    const Program &prog = plan.programs[r];
+  out.resize(table + 4 * plan.programs.size());
+  for (size_t i = 0; i < plan.programs.size(); ++i) {
+    const uint32_t r = plan.rankOf(i);
+    storeU32(out, table + 4 * i, static_cast<uint32_t>(out.size()));
+    const Program &prog = plan.programs[i];
     appendLeb128(out, static_cast<uint32_t>(prog.ops.size()));
     uint64_t lastStep = 0;
     for (uint32_t i = 0; i < prog.ops.size(); ++i)

@@ -1,6 +1,7 @@
 // runtime/bytecode/Format.cpp: tables and encoding primitives of the .cplan format.
 #include "runtime/bytecode/Format.h"
 
+#include <algorithm>
 #include <array>
 #include <cassert>
 #include <cstdio>
@@ -98,6 +99,15 @@ Opcode opcodeFor(OpKind kind, Order order, bool hasDst) {
 #include "runtime/bytecode/Opcodes.def"
   assert(false && "no opcode for this op kind");
   return Opcode::Send;
+}
+
+const Program *LoadedPlan::programOf(uint32_t rank) const {
+  if (!partial)
+    return rank < programs.size() ? &programs[rank] : nullptr;
+  auto it = std::lower_bound(sections.begin(), sections.end(), rank);
+  if (it == sections.end() || *it != rank)
+    return nullptr;
+  return &programs[size_t(it - sections.begin())];
 }
 
 size_t LoadedPlan::numOps() const {

@@ -91,9 +91,10 @@ inline constexpr size_t checksumSize = 4;
 /// offset, one empty section, checksum.
 inline constexpr size_t minFileSize = fixedHeaderSize + 5 + 4 + 1 + checksumSize;
 
-// Header flags (byte 0x05): the shape's claims, then the proof status.
+// Header flags (byte 0x05): the shape's claims, the proof status, and
+// whether the file is a partial plan (docs/bytecode.md, "Partial plans").
 inline constexpr uint8_t flagCommutative = 0x01, flagInPlace = 0x02, flagVerified = 0x04,
-                         flagIdentical = 0x08, flagsReserved = 0xf0;
+                         flagIdentical = 0x08, flagPartial = 0x10, flagsReserved = 0xe0;
 
 // Opcode byte:  X T dd oooo
 inline constexpr uint8_t opcodeMask = 0x0f;
@@ -194,13 +195,31 @@ struct Proof {
 };
 
 /// A validated plan: everything the loader guarantees is listed in Loader.h.
+///
+/// A whole plan holds one program per rank. A partial plan (docs/bytecode.md,
+/// "Partial plans") is compiled for one rank, `own`: it holds the programs of
+/// the ranks in `sections` (strictly increasing, `own` among them, and every
+/// rank `own` exchanges messages with), programs[i] being rank sections[i]'s.
+/// Only own's program is what that rank runs; the others give the other end
+/// of each of own's messages and what the runtime follows to know which
+/// chunk a message into tmp carries. A partial plan records no proof.
 struct LoadedPlan {
   Shape shape;
   Proof proof;
   std::string algorithm;
-  std::vector<Program> programs; ///< one per rank
+  std::vector<Program> programs; ///< one per rank, or per section
+  bool partial = false;
+  uint32_t own = 0;               ///< partial: the rank it runs on
+  std::vector<uint32_t> sections; ///< partial: the ranks of `programs`
 
   size_t numOps() const;
+  /// The rank programs[i] belongs to.
+  uint32_t rankOf(size_t i) const { return partial ? sections[i] : uint32_t(i); }
+  /// Rank `rank`'s program, or null when a partial plan does not hold it.
+  const Program *programOf(uint32_t rank) const;
+  /// Whether `rank` can run the plan: any rank of a whole plan, own of a
+  /// partial one.
+  bool runsOn(uint32_t rank) const { return partial ? rank == own : rank < shape.ranks; }
   bool operator==(const LoadedPlan &) const = default;
 };
 

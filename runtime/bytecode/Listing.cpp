@@ -34,19 +34,28 @@ std::string listing(std::span<const uint8_t> bytes, const LoadedPlan &plan) {
     appendf(out, ", root %u", s.root);
   appendf(out, ", chunks %u, scratch %u%s%s\n", s.chunks, s.scratch,
           s.commutative ? ", commutative" : "", s.inPlace ? ", in_place" : "");
+  if (plan.partial)
+    appendf(out, "; partial plan: rank %u's program, %zu sections\n", plan.own,
+            plan.sections.size());
   // LEB128 fields are minimal (the loader checks), so their sizes give the
   // offset table's position.
-  const size_t table = format::fixedHeaderSize + leb128Size(s.ranks) + leb128Size(s.root) +
-                       leb128Size(s.chunks) + leb128Size(s.scratch) +
-                       leb128Size(uint32_t(plan.algorithm.size())) + plan.algorithm.size();
+  size_t table = format::fixedHeaderSize + leb128Size(s.ranks) + leb128Size(s.root) +
+                 leb128Size(s.chunks) + leb128Size(s.scratch) +
+                 leb128Size(uint32_t(plan.algorithm.size())) + plan.algorithm.size();
+  if (plan.partial) {
+    table += leb128Size(plan.own) + leb128Size(uint32_t(plan.sections.size()));
+    for (uint32_t r : plan.sections)
+      table += leb128Size(r);
+  }
   auto sectionEnd = [&](size_t r) -> size_t {
     return r + 1 < plan.programs.size() ? readU32(bytes.data() + table + 4 * (r + 1))
                                         : bytes.size() - format::checksumSize;
   };
   for (size_t r = 0; r < plan.programs.size(); ++r) {
     const Program &prog = plan.programs[r];
-    appendf(out, "rank %zu: section 0x%x, %zu ops\n", r,
-            readU32(bytes.data() + table + 4 * r), prog.ops.size());
+    appendf(out, "rank %u: section 0x%x, %zu ops%s\n", plan.rankOf(r),
+            readU32(bytes.data() + table + 4 * r), prog.ops.size(),
+            plan.partial && plan.rankOf(r) != plan.own ? " (context)" : "");
     for (size_t i = 0; i < prog.ops.size(); ++i) {
       const Op &op = prog.ops[i];
       const size_t end = i + 1 < prog.ops.size() ? prog.ops[i + 1].offset : sectionEnd(r);

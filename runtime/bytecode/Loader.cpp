@@ -64,7 +64,7 @@ size_t validUtf8Prefix(std::span<const uint8_t> s) {
 
 /// One end of a message, for pairing sends with receives.
 struct MessageEnd {
-  uint32_t from, to; ///< the channel
+  uint32_t from, to; ///< the channel, as program indices (ranks in a whole plan)
   uint32_t rank;     ///< the rank whose op this is
   uint32_t op;       ///< index in that rank's program
   uint32_t count;
@@ -102,7 +102,11 @@ public:
   Status run() {
     COLLC_RT_TRY(fixedHeader());
     COLLC_RT_TRY(shapeAndName());
+    if (plan_.partial)
+      COLLC_RT_TRY(partialHeader());
     COLLC_RT_TRY(sections());
+    if (plan_.partial)
+      COLLC_RT_TRY(ownPeersPresent());
     return channels();
   }
 
@@ -221,6 +225,9 @@ private:
       return malformed(offFlags, "reserved flag bits " + hex(flags & flagsReserved) + " set");
     if ((flags & flagIdentical) && !(flags & flagVerified))
       return malformed(offFlags, "flag identical (0x08) set without flag verified (0x04)");
+    if ((flags & flagPartial) && (flags & (flagVerified | flagIdentical)))
+      return malformed(offFlags, "flag partial (0x10) set with a proof status (0x04/0x08): a "
+                                 "partial plan records no proof");
     if (data_[offCollective] >= numCollectives)
       return malformed(offCollective,
                        "unknown collective code " + num(data_[offCollective]));
@@ -232,6 +239,7 @@ private:
     plan_.shape.inPlace = flags & flagInPlace;
     plan_.proof.verified = flags & flagVerified;
     plan_.proof.identical = flags & flagIdentical;
+    plan_.partial = flags & flagPartial;
     pos_ = fixedHeaderSize;
     end_ = sumAt;
     return {};
@@ -287,9 +295,64 @@ private:
     return {};
   }
 
+  // --- partial plans -------------------------------------------------------------
+  /// The own rank and the ranks of the sections (docs/bytecode.md, "Partial plans").
+  Status partialHeader() {
+    const uint32_t p = plan_.shape.ranks;
+    size_t at = pos_;
+    COLLC_RT_TRY(leb(plan_.own, "own rank"));
+    if (plan_.own >= p)
+      return invalid(at, "own rank " + num(plan_.own) + " out of range (ranks = " + num(p) +
+                             ")");
+    at = pos_;
+    uint32_t m = 0;
+    COLLC_RT_TRY(leb(m, "section count"));
+    // Each section takes at least a one-byte rank, a 4-byte offset and a
+    // one-byte op count.
+    if (m < 1 || m > p)
+      return invalid(at, "section count " + num(m) + " out of range (1.." + num(p) + ")");
+    if (m > (end_ - pos_) / 6)
+      return malformed(at, "section count " + num(m) + " does not fit in the file's " +
+                               num(end_ - pos_) + " remaining bytes");
+    plan_.sections.reserve(m);
+    bool ownSeen = false;
+    for (uint32_t i = 0; i < m; ++i) {
+      at = pos_;
+      uint32_t r = 0;
+      COLLC_RT_TRY(leb(r, "section rank"));
+      if (r >= p)
+        return invalid(at, "section rank " + num(r) + " out of range (ranks = " + num(p) + ")");
+      if (i > 0 && r <= plan_.sections.back())
+        return invalid(at, "section rank " + num(r) + " after " + num(plan_.sections.back()) +
+                               " (the ranks must increase)");
+      ownSeen = ownSeen || r == plan_.own;
+      plan_.sections.push_back(r);
+    }
+    if (!ownSeen)
+      return invalid(at, "the own rank " + num(plan_.own) + " has no section");
+    return {};
+  }
+
+  /// Every rank the own rank exchanges messages with has a section, so that
+  /// every message of the own rank is paired below.
+  Status ownPeersPresent() {
+    const Program &prog = *plan_.programOf(plan_.own);
+    for (uint32_t i = 0; i < prog.ops.size(); ++i) {
+      const Op &o = prog.ops[i];
+      if (isMessage(o.kind) && !plan_.programOf(o.peer)) {
+        rank_ = plan_.own;
+        op_ = i;
+        return invalid(o.offset, "peer " + num(o.peer) +
+                                     " has no section in this partial plan (every rank the "
+                                     "own rank exchanges messages with needs one)");
+      }
+    }
+    return {};
+  }
+
   // --- sections ------------------------------------------------------------------
   Status sections() {
-    const uint32_t p = plan_.shape.ranks;
+    const uint32_t p = plan_.partial ? uint32_t(plan_.sections.size()) : plan_.shape.ranks;
     const size_t tableAt = pos_;
     if (uint64_t(p) * 4 > end_ - pos_)
       return malformed(tableAt, "offset table of " + num(p) + " ranks (" + num(uint64_t(p) * 4) +
@@ -300,20 +363,22 @@ private:
     for (uint32_t r = 0; r < p; ++r) {
       begin[r] = readU32(data_ + tableAt + 4 * size_t(r));
       const size_t at = tableAt + 4 * size_t(r);
+      const uint32_t rank = plan_.rankOf(r);
       if (r == 0 && begin[r] != tableEnd)
-        return malformed(at, "rank 0's section starts at " + hex(begin[r]) + ", expected " +
-                                 hex(tableEnd) + " (right after the offset table)");
+        return malformed(at, "rank " + num(rank) + "'s section starts at " + hex(begin[r]) +
+                                 ", expected " + hex(tableEnd) +
+                                 " (right after the offset table)");
       if (r > 0 && begin[r] < begin[r - 1])
-        return malformed(at, "rank " + num(r) + "'s section starts at " + hex(begin[r]) +
-                                 ", before rank " + num(r - 1) + "'s (" +
+        return malformed(at, "rank " + num(rank) + "'s section starts at " + hex(begin[r]) +
+                                 ", before rank " + num(plan_.rankOf(r - 1)) + "'s (" +
                                  hex(begin[r - 1]) + ")");
       if (begin[r] > codeEnd)
-        return malformed(at, "rank " + num(r) + "'s section starts at " + hex(begin[r]) +
+        return malformed(at, "rank " + num(rank) + "'s section starts at " + hex(begin[r]) +
                                  ", past the end of the code (" + hex(codeEnd) + ")");
     }
     plan_.programs.resize(p);
     for (uint32_t r = 0; r < p; ++r) {
-      rank_ = r;
+      rank_ = plan_.rankOf(r);
       pos_ = begin[r];
       end_ = r + 1 < p ? begin[r + 1] : codeEnd;
       COLLC_RT_TRY(section(r));
@@ -324,8 +389,10 @@ private:
     return {};
   }
 
-  Status section(uint32_t rank) {
-    Program &prog = plan_.programs[rank];
+  /// Section `index` (rank plan_.rankOf(index)).
+  Status section(uint32_t index) {
+    const uint32_t rank = plan_.rankOf(index);
+    Program &prog = plan_.programs[index];
     const size_t at = pos_;
     uint32_t n = 0;
     COLLC_RT_TRY(leb(n, "op count"));
@@ -570,14 +637,31 @@ private:
   // --- messages ------------------------------------------------------------------
   Status channels() {
     std::vector<MessageEnd> sends, recvs;
-    for (uint32_t r = 0; r < plan_.programs.size(); ++r) {
+    // Channels are keyed by program index (the rank itself in a whole
+    // plan); a partial plan pairs the channels whose two ends it holds (all
+    // of the own rank's, ownPeersPresent) and leaves the others.
+    const uint32_t n = static_cast<uint32_t>(plan_.programs.size());
+    auto index = [&](uint32_t rank) -> uint32_t {
+      if (!plan_.partial)
+        return rank;
+      auto it = std::lower_bound(plan_.sections.begin(), plan_.sections.end(), rank);
+      return it != plan_.sections.end() && *it == rank ? uint32_t(it - plan_.sections.begin())
+                                                       : UINT32_MAX;
+    };
+    for (uint32_t r = 0; r < n; ++r) {
       const std::vector<Op> &ops = plan_.programs[r].ops;
+      const uint32_t rank = plan_.rankOf(r);
       for (uint32_t i = 0; i < ops.size(); ++i) {
         const Op &o = ops[i];
+        if (!isMessage(o.kind))
+          continue;
+        const uint32_t q = index(o.peer);
+        if (q == UINT32_MAX)
+          continue; // the other end is not in this partial plan
         if (o.kind == OpKind::Send)
-          sends.push_back({r, o.peer, r, i, o.count, o.offset, o.kind});
-        else if (isMessage(o.kind))
-          recvs.push_back({o.peer, r, r, i, o.count, o.offset, o.kind});
+          sends.push_back({r, q, rank, i, o.count, o.offset, o.kind});
+        else
+          recvs.push_back({q, r, rank, i, o.count, o.offset, o.kind});
       }
     }
     // Group by channel (from, to) with a stable sort, so that within a
@@ -585,9 +669,8 @@ private:
     auto byChannel = [](const MessageEnd &a, const MessageEnd &b) {
       return a.from != b.from ? a.from < b.from : a.to < b.to;
     };
-    const uint32_t p = plan_.shape.ranks;
-    sortByChannel(sends, p);
-    sortByChannel(recvs, p);
+    sortByChannel(sends, n);
+    sortByChannel(recvs, n);
 
     size_t i = 0, j = 0;
     while (i < sends.size() || j < recvs.size()) {
@@ -595,11 +678,14 @@ private:
                                                     byChannel(sends[i], recvs[j]))
                                   ? sends[i]
                                   : recvs[j];
-      const uint32_t from = key.from, to = key.to;
+      const uint32_t fromIndex = key.from, toIndex = key.to;
+      const uint32_t from = plan_.rankOf(fromIndex), to = plan_.rankOf(toIndex);
       size_t ns = 0, nr = 0;
-      while (i + ns < sends.size() && sends[i + ns].from == from && sends[i + ns].to == to)
+      while (i + ns < sends.size() && sends[i + ns].from == fromIndex &&
+             sends[i + ns].to == toIndex)
         ++ns;
-      while (j + nr < recvs.size() && recvs[j + nr].from == from && recvs[j + nr].to == to)
+      while (j + nr < recvs.size() && recvs[j + nr].from == fromIndex &&
+             recvs[j + nr].to == toIndex)
         ++nr;
       for (size_t k = 0; k < std::min(ns, nr); ++k) {
         const MessageEnd &snd = sends[i + k], &rcv = recvs[j + k];

@@ -11,7 +11,8 @@
 //    scratch <= 2^24, root < ranks for reduce/bcast and 0 otherwise, chunks a
 //    multiple of ranks for reduce_scatter_block/allgather, in_place not for
 //    bcast/reduce_scatter_block; the algorithm name is valid UTF-8;
-//  - the layout: one section per rank, contiguous and in rank order right after
+//  - the layout: one section per rank (per listed rank in a partial plan),
+//    contiguous and in rank order right after
 //    the offset table, each decoding to exactly its bytes; every LEB128 minimal
 //    and within 32 bits; every opcode known; no reserved bit set;
 //  - every op: peers in 0..ranks-1 and not the rank itself; buffers the rank has
@@ -23,7 +24,13 @@
 //    step values non-decreasing (deltas) without overflow;
 //  - the messages: for every ordered pair (a, b), a's sends to b and b's
 //    receives from a are equally many, and the k-th of each move the same
-//    number of slots.
+//    number of slots;
+//  - a partial plan (flag bit 4; docs/bytecode.md, "Partial plans"): no
+//    proof bits, its own rank < ranks, 1..ranks sections of strictly
+//    increasing ranks with the own rank among them, one section for every
+//    rank the own rank exchanges messages with; the rules above hold for
+//    every section, and the message rule for every pair of ranks that both
+//    have one.
 // So a loaded plan is a well-formed ir::Plan (ir/Plan.h) whose messages pair
 // up; the interpreter only asserts. Whether it computes its collective is the
 // verifier's business (collc disasm | collc verify -).

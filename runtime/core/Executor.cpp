@@ -105,14 +105,14 @@ Status Executor::bind(const PreparedRank &prep, const Buffers &buffers, Combiner
                                : ChunkLayout(buffers.count, s.chunks);
   cap_ = layout_.maxChunk();
 
-  const uint64_t stride = prep.tagStride;
+  const uint64_t longest = prep.longestChannel;
   const uint64_t tags = uint64_t(transport.maxTag()) + 1;
-  if (stride > tags)
+  if (longest > tags)
     return Status::error(ErrorCode::Unsupported,
-                         "the plan sends " + std::to_string(stride) +
+                         "the plan sends " + std::to_string(longest) +
                              " messages on one channel, more than the transport's " +
                              std::to_string(tags) + " tags");
-  tagWindows_ = tags / stride;
+  chanBase_.assign(prep.channels.size(), 0);
 
   tmp_.reset(s.scratch ? new char[size_t(s.scratch) * cap_ * ext + 1] : nullptr);
   pieces_.clear();
@@ -190,13 +190,39 @@ Status Executor::bind(const PreparedRank &prep, const Buffers &buffers, Combiner
   return Status::success();
 }
 
+Status Executor::startAt(std::span<const int> channelBase) {
+  assert(prep_ && !running_ && "start without bind, or while running");
+  assert(channelBase.size() == chanBase_.size() && "one base per channel");
+  for (size_t c = 0; c < chanBase_.size(); ++c) {
+    assert(channelBase[c] >= 0 && uint64_t(channelBase[c]) + prep_->channels[c].messages <=
+                                      uint64_t(transport_->maxTag()) + 1 &&
+           "tags out of range");
+    chanBase_[c] = channelBase[c];
+  }
+  return run();
+}
+
 Status Executor::startAt(int tagBase) {
   assert(prep_ && !running_ && "start without bind, or while running");
   assert(tagBase >= 0 && uint64_t(tagBase) + prep_->tagStride <=
                              uint64_t(transport_->maxTag()) + 1 && "tags out of range");
+  std::fill(chanBase_.begin(), chanBase_.end(), tagBase);
+  return run();
+}
+
+Status Executor::start(uint64_t execution) {
+  assert(prep_ && !running_ && "start without bind, or while running");
+  const uint64_t tags = uint64_t(transport_->maxTag()) + 1;
+  for (size_t c = 0; c < chanBase_.size(); ++c) {
+    const uint64_t len = prep_->channels[c].messages;
+    chanBase_[c] = static_cast<int>((execution % (tags / len)) * len);
+  }
+  return run();
+}
+
+Status Executor::run() {
   running_ = true;
   doneOps_ = 0;
-  tagBase_ = tagBase;
   std::copy(prep_->predCount.begin(), prep_->predCount.end(), pending_.begin());
   ready_.assign(roots_.begin(), roots_.end());
   if (bufs_.count == 0 || prep_->ops.empty()) { // every rank skips: nothing moves
@@ -336,7 +362,7 @@ void Executor::finishMessage(uint32_t i) {
 Status Executor::post(uint32_t i) {
   const PreparedOp &op = prep_->ops[i];
   BoundOp &b = bound_[i];
-  const int tag = tagBase_ + static_cast<int>(op.seq);
+  const int tag = isMessage(op.kind) ? chanBase_[op.chan] + static_cast<int>(op.seq) : 0;
   switch (op.kind) {
   case OpKind::Send: {
     const Piece *ps = pieces_.data() + b.buf.begin;

@@ -15,6 +15,7 @@
 #include "runtime/core/Transport.h"
 
 #include <memory>
+#include <span>
 
 namespace collc::rt {
 
@@ -41,16 +42,21 @@ public:
   [[nodiscard]] Status bind(const PreparedRank &prep, const Buffers &buffers,
                             Combiner combine, Transport &transport);
 
-  /// Starts an execution whose messages use tags [tagBase, tagBase +
-  /// tagStride()): the same on every rank for one collective call, disjoint
-  /// for executions in flight together on one communicator.
+  /// Starts an execution whose k-th message on channel i (PreparedRank::
+  /// channels) has tag channelBase[i] + k. Both ends of a channel must give
+  /// it the same base, and executions in flight together on one
+  /// communicator disjoint ranges [base, base + length) on each channel.
+  /// Precondition: channelBase.size() == channels.size(), every range within
+  /// 0..maxTag.
+  [[nodiscard]] Status startAt(std::span<const int> channelBase);
+  /// Starts an execution whose every channel's base is `tagBase`: tags
+  /// [tagBase, tagBase + tagStride()), the same on every rank of a whole
+  /// plan (its tagStride is the same everywhere).
   [[nodiscard]] Status startAt(int tagBase);
   /// Starts execution number `execution` of this plan alone on its
-  /// communicator: tags cycle through the plan's windows.
-  [[nodiscard]] Status start(uint64_t execution) {
-    return startAt(static_cast<int>((execution % tagWindows_) * prep_->tagStride));
-  }
-  /// Tags one execution uses.
+  /// communicator: each channel's tags cycle through its own windows.
+  [[nodiscard]] Status start(uint64_t execution);
+  /// Tags one execution uses on one channel, at most, over the plan's programs.
   uint32_t tagStride() const { return prep_->tagStride; }
   /// Progresses without blocking; `done` tells whether the execution finished.
   [[nodiscard]] Status test(bool &done);
@@ -119,8 +125,8 @@ private:
   std::vector<uint32_t> pending_, ready_, completed_;
   size_t doneOps_ = 0;
   bool running_ = false;
-  uint64_t tagWindows_ = 1;
-  int tagBase_ = 0;
+  std::vector<int> chanBase_; ///< this execution's tag base per channel
+  [[nodiscard]] Status run();
 };
 
 } // namespace collc::rt

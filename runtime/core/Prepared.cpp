@@ -7,6 +7,14 @@
 // has been replayed. For a verified (race-free, deadlock-free) plan this
 // finds what every execution holds. For a plan that was not verified a slot
 // may stay unknown; the executor then refuses to bind the plan.
+//
+// Partial plans: value classes instead (see Prepared.h). Every tmp value is
+// a node; a copy, a combine (its operands and result) and a message (each
+// slot of a send with the slot of its receive) put nodes in one class, and an
+// in or out slot binds its class to the slot's chunk. Listing order is a
+// valid order of each program, and in a race-free plan every read sees the
+// same write in every valid order, so the classes hold what every execution
+// holds.
 #include "runtime/core/Prepared.h"
 
 #include <algorithm>
@@ -55,14 +63,14 @@ struct ChannelKeyHash {
   }
 };
 
-/// Channel sequence numbers of every op of every rank, and the longest channel.
+/// Channel sequence numbers of every op of every program, and the longest channel.
 struct Sequences {
-  std::vector<std::vector<uint32_t>> seq; ///< rank -> op -> seq (messages only)
+  std::vector<std::vector<uint32_t>> seq; ///< program -> op -> seq (messages only)
   uint32_t longest = 0;
 };
 
 Sequences numberMessages(const LoadedPlan &plan) {
-  const uint32_t p = plan.shape.ranks;
+  const uint32_t p = static_cast<uint32_t>(plan.programs.size());
   Sequences out;
   out.seq.resize(p);
   std::unordered_map<uint64_t, uint32_t> counters;
@@ -257,14 +265,246 @@ void traceTmpChunks(const LoadedPlan &plan, const Sequences &seqs, PreparedRank 
   }
 }
 
-} // namespace
 
-PreparedRank prepareRank(const LoadedPlan &plan, uint32_t rank) {
-  assert(rank < plan.shape.ranks);
+/// The program index of `rank`'s program.
+uint32_t indexOf(const LoadedPlan &plan, uint32_t rank) {
+  return static_cast<uint32_t>(plan.programOf(rank) - plan.programs.data());
+}
+
+/// The channels of one program and each message op's channel.
+void numberChannels(const Program &prog, PreparedRank &prep) {
+  for (const Op &op : prog.ops)
+    if (isMessage(op.kind))
+      prep.channels.push_back({op.peer, op.kind == OpKind::Send, 0});
+  std::sort(prep.channels.begin(), prep.channels.end(), [](const Channel &a, const Channel &b) {
+    return a.peer != b.peer ? a.peer < b.peer : a.send < b.send;
+  });
+  prep.channels.erase(std::unique(prep.channels.begin(), prep.channels.end()),
+                      prep.channels.end());
+  for (uint32_t i = 0; i < prog.ops.size(); ++i) {
+    const Op &op = prog.ops[i];
+    if (!isMessage(op.kind))
+      continue;
+    const Channel key{op.peer, op.kind == OpKind::Send, 0};
+    auto it = std::lower_bound(prep.channels.begin(), prep.channels.end(), key,
+                               [](const Channel &a, const Channel &b) {
+                                 return a.peer != b.peer ? a.peer < b.peer : a.send < b.send;
+                               });
+    prep.ops[i].chan = static_cast<uint32_t>(it - prep.channels.begin());
+    prep.longestChannel = std::max(prep.longestChannel, ++it->messages);
+  }
+}
+
+// --- value classes (partial plans) ----------------------------------------------
+
+/// Union-find over tmp values, each class bound to a chunk or not (yet).
+class ValueClasses {
+public:
+  static constexpr uint32_t conflict = unknownChunk - 1;
+
+  uint32_t fresh(uint32_t chunk = unknownChunk) {
+    parent_.push_back(static_cast<uint32_t>(parent_.size()));
+    chunk_.push_back(chunk);
+    return parent_.back();
+  }
+  uint32_t find(uint32_t x) {
+    while (parent_[x] != x)
+      x = parent_[x] = parent_[parent_[x]];
+    return x;
+  }
+  void unite(uint32_t a, uint32_t b) {
+    a = find(a), b = find(b);
+    if (a == b)
+      return;
+    if (a > b)
+      std::swap(a, b);
+    parent_[b] = a;
+    const uint32_t ca = chunk_[a], cb = chunk_[b];
+    // Two chunks in one class: the plan does not verify; nothing is known.
+    chunk_[a] = ca == unknownChunk ? cb : cb == unknownChunk || cb == ca ? ca : conflict;
+  }
+  /// The class's chunk, or unknownChunk.
+  uint32_t chunkOf(uint32_t x) {
+    const uint32_t c = chunk_[find(x)];
+    return c == conflict ? unknownChunk : c;
+  }
+
+private:
+  std::vector<uint32_t> parent_, chunk_;
+};
+
+/// The value classes of every program of a partial plan: for the own rank's
+/// ops, the nodes of the operands the executor binds (tmpChunks order), and
+/// for each message end whose partner has no section, the nodes it carries.
+struct ClassTrace {
+  ValueClasses classes;
+  std::vector<uint32_t> ownNodes; ///< parallel to PreparedRank::tmpChunks
+  std::vector<std::pair<uint32_t, uint32_t>> borders; ///< (node, rank without a section)
+};
+
+/// `ownOps`: the own rank's prepared ops, whose bufIds/srcIds/dstIds are set
+/// (indices into ownNodes); null when only the classes are wanted.
+ClassTrace traceClasses(const LoadedPlan &plan, const Sequences &seqs,
+                        std::vector<PreparedOp> *ownOps) {
+  const Shape &shape = plan.shape;
+  ClassTrace t;
+  ValueClasses &vc = t.classes;
+  const uint32_t own = indexOf(plan, plan.own);
+  std::vector<PreparedOp> scratchOps;
+  if (!ownOps) {
+    scratchOps.resize(plan.programs[own].ops.size());
+    ownOps = &scratchOps;
+  }
+  // Message ends by (from, to, seq): the offset of their nodes in `carried`.
+  std::unordered_map<ChannelKey, std::pair<uint32_t, uint32_t>, ChannelKeyHash> sendAt, recvAt;
+  std::vector<uint32_t> carried;
+  std::vector<uint32_t> cur(shape.scratch);
+  std::vector<uint32_t> nodes;
+  for (uint32_t x = 0; x < plan.programs.size(); ++x) {
+    const uint32_t r = plan.rankOf(x);
+    const auto &ops = plan.programs[x].ops;
+    std::fill(cur.begin(), cur.end(), UINT32_MAX);
+    auto term = [&](Buffer b, uint32_t slot) {
+      if (b == Buffer::In)
+        return vc.fresh(inChunkOf(shape, r, slot));
+      if (b == Buffer::Out)
+        return vc.fresh(outChunkOf(shape, r, slot));
+      if (cur[slot] == UINT32_MAX)
+        cur[slot] = vc.fresh(); // read before written: a plan that does not verify
+      return cur[slot];
+    };
+    auto terms = [&](Buffer b, uint32_t chunk, uint32_t count) {
+      nodes.clear();
+      for (uint32_t j = 0; j < count; ++j)
+        nodes.push_back(term(b, chunk + j));
+      return nodes;
+    };
+    // `value` (one node per slot) is written to b[chunk ..).
+    auto write = [&](Buffer b, uint32_t chunk, const std::vector<uint32_t> &value) {
+      for (uint32_t j = 0; j < value.size(); ++j) {
+        if (b == Buffer::Tmp)
+          cur[chunk + j] = value[j];
+        else
+          vc.unite(value[j], term(b, chunk + j));
+      }
+    };
+    auto record = [&](uint32_t &index, Buffer b, uint32_t chunk, uint32_t count) {
+      if (x != own || b != Buffer::Tmp)
+        return;
+      index = static_cast<uint32_t>(t.ownNodes.size());
+      for (uint32_t j = 0; j < count; ++j)
+        t.ownNodes.push_back(term(b, chunk + j));
+    };
+    auto message = [&](const Op &op, uint32_t i, const std::vector<uint32_t> &value) {
+      const bool send = op.kind == OpKind::Send;
+      if (!plan.programOf(op.peer)) {
+        for (uint32_t n : value)
+          t.borders.emplace_back(n, op.peer);
+        return;
+      }
+      const ChannelKey key = send ? ChannelKey{r, op.peer, seqs.seq[x][i]}
+                                  : ChannelKey{op.peer, r, seqs.seq[x][i]};
+      (send ? sendAt : recvAt)[key] = {static_cast<uint32_t>(carried.size()),
+                                       static_cast<uint32_t>(value.size())};
+      carried.insert(carried.end(), value.begin(), value.end());
+    };
+    for (uint32_t i = 0; i < ops.size(); ++i) {
+      const Op &op = ops[i];
+      PreparedOp dummy;
+      PreparedOp &po = x == own ? (*ownOps)[i] : dummy;
+      const Buffer dst = op.hasDst ? op.dst : op.buf;
+      const uint32_t dstChunk = op.hasDst ? op.dstChunk : op.chunk;
+      record(po.bufIds, op.buf, op.chunk, op.count);
+      if (hasSrc(op.kind))
+        record(po.srcIds, op.src, op.srcChunk, op.count);
+      std::vector<uint32_t> value;
+      switch (op.kind) {
+      case OpKind::Send:
+        value = terms(op.buf, op.chunk, op.count);
+        message(op, i, value);
+        break;
+      case OpKind::Recv:
+        for (uint32_t j = 0; j < op.count; ++j)
+          value.push_back(vc.fresh());
+        message(op, i, value);
+        write(op.buf, op.chunk, value);
+        break;
+      case OpKind::RecvReduce:
+        // The message, the local operand and the result: one chunk.
+        value = terms(op.buf, op.chunk, op.count);
+        message(op, i, value);
+        write(dst, dstChunk, value);
+        break;
+      case OpKind::Reduce: {
+        value = terms(op.buf, op.chunk, op.count);
+        const std::vector<uint32_t> other = terms(op.src, op.srcChunk, op.count);
+        for (uint32_t j = 0; j < op.count; ++j)
+          vc.unite(value[j], other[j]);
+        write(dst, dstChunk, value);
+        break;
+      }
+      case OpKind::Copy:
+        value = terms(op.src, op.srcChunk, op.count);
+        write(op.buf, op.chunk, value);
+        break;
+      }
+      record(po.dstIds, dst, dstChunk, op.count);
+    }
+  }
+  // Each slot of a message is one value at both ends.
+  for (const auto &[key, s] : sendAt) {
+    auto it = recvAt.find(key);
+    if (it == recvAt.end())
+      continue; // unpaired: the loader refuses that between sections
+    const auto [sAt, sCount] = s;
+    const auto [rAt, rCount] = it->second;
+    for (uint32_t j = 0; j < std::min(sCount, rCount); ++j)
+      vc.unite(carried[sAt + j], carried[rAt + j]);
+  }
+  return t;
+}
+
+/// Calls fn(i) for every index i into prep.tmpChunks that the executor binds
+/// (Executor::bind: a send's slots, what a receive writes, a combine's
+/// operands and result, a copy's source and destination).
+template <typename Fn> void forEachBoundTmp(const PreparedRank &prep, Fn fn) {
+  for (const PreparedOp &op : prep.ops) {
+    auto each = [&](Buffer b, uint32_t ids) {
+      if (b == Buffer::Tmp)
+        for (uint32_t j = 0; j < op.count; ++j)
+          fn(ids + j);
+    };
+    switch (op.kind) {
+    case OpKind::Send:
+      each(op.buf, op.bufIds);
+      break;
+    case OpKind::Recv:
+      each(op.dst, op.dstIds);
+      break;
+    case OpKind::RecvReduce:
+      each(op.buf, op.bufIds);
+      each(op.dst, op.dstIds);
+      break;
+    case OpKind::Reduce:
+      each(op.buf, op.bufIds);
+      each(op.src, op.srcIds);
+      each(op.dst, op.dstIds);
+      break;
+    case OpKind::Copy:
+      each(op.src, op.srcIds);
+      each(op.dst, op.dstIds);
+      break;
+    }
+  }
+}
+
+PreparedRank prepare(const LoadedPlan &plan, uint32_t rank, ClassTrace *trace) {
+  assert(plan.runsOn(rank));
   PreparedRank prep;
   prep.shape = plan.shape;
   prep.rank = rank;
-  const Program &prog = plan.programs[rank];
+  const uint32_t index = indexOf(plan, rank);
+  const Program &prog = plan.programs[index];
   const uint32_t n = static_cast<uint32_t>(prog.ops.size());
   Sequences seqs = numberMessages(plan);
   prep.tagStride = std::max<uint32_t>(1, seqs.longest);
@@ -281,7 +521,7 @@ PreparedRank prepareRank(const LoadedPlan &plan, uint32_t rank) {
     po.srcChunk = op.srcChunk;
     po.count = op.count;
     po.peer = op.peer;
-    po.seq = seqs.seq[rank][i];
+    po.seq = seqs.seq[index][i];
     po.dst = op.hasDst ? op.dst : op.buf;
     po.dstChunk = op.hasDst ? op.dstChunk : op.chunk;
     if (isMessage(op.kind))
@@ -293,9 +533,50 @@ PreparedRank prepareRank(const LoadedPlan &plan, uint32_t rank) {
   prep.succBegin = std::move(d.succBegin);
   prep.succ = std::move(d.succ);
 
-  if (plan.shape.scratch > 0)
+  numberChannels(prog, prep);
+
+  if (plan.shape.scratch > 0 && !plan.partial) {
     traceTmpChunks(plan, seqs, prep);
+  } else if (plan.shape.scratch > 0) {
+    ClassTrace t = traceClasses(plan, seqs, &prep.ops);
+    prep.tmpChunks.resize(t.ownNodes.size());
+    for (size_t i = 0; i < t.ownNodes.size(); ++i)
+      prep.tmpChunks[i] = t.classes.chunkOf(t.ownNodes[i]);
+    if (trace)
+      *trace = std::move(t);
+  }
+  forEachBoundTmp(prep, [&](uint32_t i) {
+    prep.unknownTmp = prep.unknownTmp || prep.tmpChunks[i] == unknownChunk;
+  });
   return prep;
+}
+
+} // namespace
+
+PreparedRank prepareRank(const LoadedPlan &plan, uint32_t rank) {
+  return prepare(plan, rank, nullptr);
+}
+
+std::vector<uint32_t> missingSections(const LoadedPlan &plan) {
+  if (!plan.partial)
+    return {};
+  ClassTrace t;
+  const PreparedRank prep = prepare(plan, plan.own, &t);
+  if (!prep.unknownTmp)
+    return {};
+  std::vector<uint32_t> needed; // classes of bound tmp values with no chunk
+  forEachBoundTmp(prep, [&](uint32_t i) {
+    if (prep.tmpChunks[i] == unknownChunk)
+      needed.push_back(t.classes.find(t.ownNodes[i]));
+  });
+  std::sort(needed.begin(), needed.end());
+  std::vector<uint32_t> out;
+  for (const auto &[node, rank] : t.borders)
+    if (std::binary_search(needed.begin(), needed.end(), t.classes.find(node)))
+      out.push_back(rank);
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
 }
 
 } // namespace collc::rt

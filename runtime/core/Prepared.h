@@ -7,7 +7,18 @@
 // tmp slots have room for any chunk, but chunks differ in size by up to one
 // element, so a message from or to tmp must know which chunks it carries.
 // For a verified plan that is static; it is found by replaying all ranks'
-// programs in listing order, following messages (see Prepared.cpp).
+// programs in listing order, following messages (see Prepared.cpp). A partial
+// plan (docs/bytecode.md, "Partial plans") holds the own rank's program and a
+// few others': there every value is followed through the programs present,
+// forwards and backwards, to an in or out slot that names its chunk (in a
+// verified plan a value only ever meets slots of its own chunk).
+//
+// Tags are per channel: the k-th message of a channel (a → b) in an
+// execution has tag base(a → b) + k, where the base comes from the
+// executor's caller (runtime/api: a counter per channel and communicator,
+// advanced by the channel's length at every execution, which both ends
+// compute alike from their own programs). So no rank needs another rank's
+// program to agree on tags.
 #ifndef COLLC_RUNTIME_CORE_PREPARED_H
 #define COLLC_RUNTIME_CORE_PREPARED_H
 
@@ -74,10 +85,19 @@ struct PreparedOp {
   Buffer dst = Buffer::Out; ///< what the op writes (buf unless three-address)
   uint32_t chunk = 0, srcChunk = 0, dstChunk = 0, count = 1;
   uint32_t peer = 0;
-  uint32_t seq = 0; ///< message ends: index on the channel (k-th send a→b)
+  uint32_t seq = 0;  ///< message ends: index on the channel (k-th send a→b)
+  uint32_t chan = 0; ///< message ends: index into PreparedRank::channels
   /// For each of buf, src, dst in tmp: index into PreparedRank::tmpChunks of
   /// the chunks its `count` slots hold (unknownChunk where not known).
   uint32_t bufIds = 0, srcIds = 0, dstIds = 0;
+};
+
+/// One channel the rank uses: its sends to `peer`, or its receives from it.
+struct Channel {
+  uint32_t peer = 0;
+  bool send = false;
+  uint32_t messages = 0; ///< the channel's length in one execution
+  bool operator==(const Channel &) const = default;
 };
 
 struct PreparedRank {
@@ -87,15 +107,30 @@ struct PreparedRank {
   std::vector<uint32_t> predCount;       ///< per op
   std::vector<uint32_t> succBegin, succ; ///< successor lists, compressed rows
   std::vector<uint32_t> tmpChunks;
-  /// Messages on one channel, at most (the same on every rank: tags are
-  /// execution * tagStride + seq).
+  /// The rank's channels, sorted by (peer, receives before sends).
+  std::vector<Channel> channels;
+  /// Messages on one channel, at most, over the programs the plan holds
+  /// (every rank's in a whole plan: the same on every rank then, so a
+  /// common tag base per execution, Executor::startAt(int), also works).
   uint32_t tagStride = 1;
+  /// Messages on one of this rank's channels, at most.
+  uint32_t longestChannel = 0;
   uint32_t messageOps = 0;
+  /// Some op the executor runs uses a tmp slot whose chunk was not found
+  /// (a plan that does not verify, or a partial plan without the sections
+  /// the value passes through; missingSections says which).
+  bool unknownTmp = false;
 };
 
 /// Prepares `rank` of a loaded (hence validated) plan.
-/// Precondition: rank < plan.shape.ranks.
+/// Precondition: plan.runsOn(rank).
 PreparedRank prepareRank(const LoadedPlan &plan, uint32_t rank);
+
+/// For a partial plan whose own rank has tmp slots of unknown chunk: the
+/// ranks without a section that those values cross to or from, in rank
+/// order (adding their sections may resolve them); empty when nothing is
+/// unknown or nothing more can help. Whole plans: empty.
+std::vector<uint32_t> missingSections(const LoadedPlan &plan);
 
 } // namespace collc::rt
 

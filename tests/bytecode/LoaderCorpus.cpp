@@ -7,6 +7,7 @@
 
 #include "llvm/Support/raw_ostream.h"
 
+#include <algorithm>
 #include <cstdlib>
 
 namespace collc::test {
@@ -64,6 +65,27 @@ std::vector<std::pair<std::string, std::vector<uint8_t>>> loaderCorpus() {
   sched::GenOptions one;
   add("allreduce-ring-p1.cplan", sched::generate(ir::Collective::Allreduce, "ring", one));
   add("encoding-paths.cplan", ir::parsePlan(encodingPathsPlan, "encoding-paths"));
+  // Partial plans (docs/bytecode.md, "Partial plans"): one rank's program
+  // with its peers' (recursive doubling: relative and absolute peers, tmp).
+  for (uint32_t own : {0u, 5u}) {
+    sched::GenOptions o;
+    o.ranks = 7;
+    llvm::Expected<ir::Plan> plan =
+        sched::generate(ir::Collective::Allreduce, "recursive_doubling", o);
+    if (!plan) {
+      llvm::errs() << llvm::toString(plan.takeError()) << '\n';
+      std::abort();
+    }
+    std::vector<uint32_t> sections{own};
+    for (const ir::Op &op : plan->programs[own].ops)
+      if (ir::isMessage(op.kind))
+        sections.push_back(op.peer);
+    std::sort(sections.begin(), sections.end());
+    sections.erase(std::unique(sections.begin(), sections.end()), sections.end());
+    files.emplace_back("allreduce-recursive_doubling-p7-partial" + std::to_string(own) +
+                           ".cplan",
+                       compiler::lowerPartial(*plan, own, sections));
+  }
   return files;
 }
 

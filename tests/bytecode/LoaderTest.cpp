@@ -287,8 +287,8 @@ TEST(Loader, ChecksumIsCrc32) {
 
 TEST(Loader, RejectsReservedFlags) {
   RawFile f;
-  f.flags = 0x11;
-  EXPECT_EQ(refuse(f.bytes(), ErrorCode::Malformed), "offset 0x5: reserved flag bits 0x10 set");
+  f.flags = 0x21;
+  EXPECT_EQ(refuse(f.bytes(), ErrorCode::Malformed), "offset 0x5: reserved flag bits 0x20 set");
   f.flags = 0x81;
   EXPECT_EQ(refuse(f.bytes(), ErrorCode::Malformed), "offset 0x5: reserved flag bits 0x80 set");
 }

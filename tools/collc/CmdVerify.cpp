@@ -6,9 +6,13 @@
 #include "compiler/Disasm.h"
 #include "compiler/Verifier.h"
 #include "compiler/lang/Parser.h"
+#include "dropin/ProofCache.h"
+#include "dropin/RankCompile.h"
 #include "ir/PlanIO.h"
 #include "runtime/bytecode/Bundle.h"
+#include "schedules/Generators.h"
 
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/raw_ostream.h"
@@ -26,9 +30,18 @@ llvm::cl::SubCommand &VerifyCommand() {
 namespace {
 namespace cl = llvm::cl;
 cl::opt<std::string> input(cl::Positional, cl::Required,
-                           cl::desc("FILE|- (a plan: YAML, .cplan or .cbundle; or an "
-                                    "algorithm file, .calgo)"),
+                           cl::desc("FILE|ALG|- (a plan: YAML, .cplan or .cbundle; an "
+                                    "algorithm file, .calgo; or a library algorithm)"),
                            cl::sub(VerifyCommand()), cl::cat(category()));
+cl::opt<std::string> collective("collective",
+                                cl::desc("Collective of a library algorithm (default allreduce)"),
+                                cl::value_desc("C"), cl::init("allreduce"),
+                                cl::sub(VerifyCommand()), cl::cat(category()));
+cl::opt<std::string> cacheDir(
+    "cache",
+    cl::desc("Also prove the drop-in's compilation of an algorithm and write a proof record "
+             "per rank count to DIR (COLLC_PROOF_CACHE)"),
+    cl::value_desc("DIR"), cl::sub(VerifyCommand()), cl::cat(category()));
 cl::opt<bool> noncommutative(
     "noncommutative",
     cl::desc("Prove the plan for operations that are only associative (keeps rank order)"),
@@ -176,11 +189,80 @@ int reportUnreadable(llvm::Error err) {
   return code;
 }
 
-/// `collc verify FILE.calgo --ranks A..B [--roots all]`.
+/// With --cache: proves the drop-in's compilation of `plan` (every rank's
+/// program as the drop-in builds it, dropin::compileWhole: each pass's
+/// result proven) and adds `root` to `record`; false with the diagnostics
+/// printed when it does not hold.
+bool proveForCache(const lang::Module &m, const lang::InstantiateOptions &o,
+                   dropin::ProofRecord &record, llvm::raw_ostream &os) {
+  llvm::Expected<ir::Plan> compiled = dropin::compileWhole(m, o, /*verifyEach=*/true);
+  if (!compiled) {
+    os << "the drop-in's compilation does not verify: " << llvm::toString(compiled.takeError())
+       << '\n';
+    return false;
+  }
+  compiler::VerifyOptions vo = optionsFromFlags();
+  vo.requireIdentical = vo.requireIdentical || m.collective == ir::Collective::Allreduce;
+  compiler::VerifyResult r = compiler::verify(*compiled, vo);
+  if (!r.proven()) {
+    for (const compiler::Diagnostic &d : r.diagnostics)
+      os << compiler::toString(d) << '\n';
+    os << "the drop-in's compilation is not proven";
+    if (vo.requireIdentical && !noncommutative && !requireIdentical)
+      os << " with identical results on all ranks (what the drop-in needs of an allreduce)";
+    os << '\n';
+    return false;
+  }
+  const bool any = !compiled->shape.commutative || noncommutative;
+  if (record.roots.empty()) {
+    record.anyAssociative = any;
+    record.inPlace = compiled->shape.inPlace;
+    record.identical = r.stats.identical;
+  } else { // every root of one record proves the same
+    record.anyAssociative = record.anyAssociative && any;
+    record.inPlace = record.inPlace && compiled->shape.inPlace;
+    record.identical = record.identical && r.stats.identical;
+  }
+  record.roots.push_back(o.root);
+  return true;
+}
+
+/// `input` is no file but a library algorithm of --collective.
+bool namesLibraryAlgorithm() {
+  std::optional<ir::Collective> c = ir::parseCollective(collective);
+  return input != "-" && !llvm::sys::fs::exists(input) && c &&
+         sched::findAlgorithm(*c, input) != nullptr;
+}
+
+/// The algorithm `input` names: an algorithm file (parsed into `file`), or a
+/// library algorithm of --collective (when no file of that name exists).
+llvm::Expected<const lang::Module *> algorithmFromInput(std::optional<lang::Module> &file) {
+  if (isAlgorithmFile(input)) {
+    llvm::Expected<lang::Module> m = lang::parseFile(input);
+    if (!m)
+      return m.takeError();
+    file.emplace(std::move(*m));
+    return &*file;
+  }
+  std::optional<ir::Collective> c = ir::parseCollective(collective);
+  if (!c)
+    return llvm::createStringError(llvm::inconvertibleErrorCode(), "unknown collective '%s'",
+                                   collective.c_str());
+  const sched::Algorithm *a = sched::findAlgorithm(*c, input);
+  if (!a)
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   "'%s' is neither a file nor an algorithm of %s (collc list)",
+                                   input.c_str(), collective.c_str());
+  return a->module;
+}
+
+/// `collc verify FILE.calgo|ALG --ranks A..B [--roots all] [--cache DIR]`.
 int verifyAlgorithm() {
-  llvm::Expected<lang::Module> m = lang::parseFile(input);
-  if (!m)
-    return reportMisuse(m.takeError());
+  std::optional<lang::Module> file;
+  llvm::Expected<const lang::Module *> found = algorithmFromInput(file);
+  if (!found)
+    return reportMisuse(found.takeError());
+  const lang::Module *m = *found;
   llvm::Expected<std::pair<uint32_t, uint32_t>> range = ranksFromFlags(/*allowRange=*/true);
   if (!range)
     return reportMisuse(range.takeError());
@@ -194,12 +276,21 @@ int verifyAlgorithm() {
                                                 roots.c_str()));
   const bool rooted = ir::hasRoot(m->collective);
   llvm::raw_ostream &os = llvm::outs();
-  uint64_t proven = 0, refused = 0;
+  uint64_t proven = 0, refused = 0, records = 0;
   bool identical = true;
   std::optional<ir::Shape> shape;
+  std::vector<std::pair<std::string, int64_t>> sortedParams = *params;
+  std::sort(sortedParams.begin(), sortedParams.end());
+  const std::string sourceHash = dropin::sha256Hex(m->source.text);
   for (uint32_t p = range->first; p <= range->second; ++p) {
     const uint32_t firstRoot = allRoots ? 0 : rootFromFlag();
     const uint32_t lastRoot = allRoots && rooted ? p - 1 : firstRoot;
+    dropin::ProofRecord record;
+    record.key.algorithm = m->name;
+    record.key.collective = ir::name(m->collective).str();
+    record.key.sourceHash = sourceHash;
+    record.key.ranks = p;
+    record.key.params = sortedParams;
     for (uint32_t root = firstRoot; root <= lastRoot; ++root) {
       lang::InstantiateOptions o;
       o.ranks = p;
@@ -236,9 +327,23 @@ int verifyAlgorithm() {
         os << " for p = " << p << (rooted ? ", root = " + std::to_string(root) : "") << '\n';
         return Refused;
       }
+      if (!cacheDir.empty() && !proveForCache(*m, o, record, os)) {
+        printDisproved(result, os);
+        os << " for p = " << p << (rooted ? ", root = " + std::to_string(root) : "")
+           << " (the drop-in's compilation)\n";
+        return Refused;
+      }
       ++proven;
       identical = identical && result.stats.identical;
       shape = plan->shape;
+    }
+    if (!cacheDir.empty() && !record.roots.empty()) {
+      std::string error;
+      if (!dropin::writeProof(cacheDir, record, error)) {
+        llvm::errs() << "collc: --cache: " << error << '\n';
+        return Misuse;
+      }
+      ++records;
     }
   }
   if (!shape)
@@ -253,6 +358,9 @@ int verifyAlgorithm() {
   if (refused)
     os << ", " << refused << " refused by require";
   os << ")" << properties(*shape, identical) << '\n';
+  if (!cacheDir.empty())
+    os << "cache: " << records << (records == 1 ? " record" : " records") << " in " << cacheDir
+       << " (the drop-in's compiled plans proven too)\n";
   return Success;
 }
 } // namespace
@@ -261,8 +369,15 @@ int runVerify() {
   if (!drawTo.empty())
     if (llvm::Error e = checkDrawPath(drawTo))
       return reportMisuse(std::move(e));
-  if (isAlgorithmFile(input))
+  // With --cache, input that is no file can only be meant as an algorithm
+  // (verifyAlgorithm then says that it is none).
+  if (isAlgorithmFile(input) || namesLibraryAlgorithm() ||
+      (!cacheDir.empty() && input != "-" && !llvm::sys::fs::exists(input)))
     return verifyAlgorithm();
+  if (!cacheDir.empty())
+    return reportMisuse(llvm::createStringError(
+        llvm::inconvertibleErrorCode(),
+        "--cache applies to algorithms (an algorithm file or a library algorithm)"));
   if (!roots.empty())
     return reportMisuse(llvm::createStringError(llvm::inconvertibleErrorCode(),
                                                 "--roots applies to algorithm files (.calgo)"));
