@@ -15,21 +15,32 @@ namespace collc::draw {
 
 namespace {
 
+struct Member;
+
 struct Value {
   enum class Kind { Null, Bool, Number, String, Array, Object } kind = Kind::Null;
   bool boolean = false;
   std::string text; ///< a string's value, or a number as written
   std::vector<Value> items;
-  std::vector<std::pair<std::string, Value>> members;
+  std::vector<Member> members; ///< an object's members, in file order
   unsigned line = 0, column = 0;
 
-  const Value *member(llvm::StringRef key) const {
-    for (const auto &[k, v] : members)
-      if (k == key)
-        return &v;
-    return nullptr;
-  }
+  const Value *member(llvm::StringRef key) const;
 };
+
+// A separate struct, not std::pair<std::string, Value>: clang 14 with
+// libstdc++ 12 rejects a pair of the type being defined.
+struct Member {
+  std::string key;
+  Value value;
+};
+
+const Value *Value::member(llvm::StringRef key) const {
+  for (const Member &m : members)
+    if (m.key == key)
+      return &m.value;
+  return nullptr;
+}
 
 const char *kindName(Value::Kind k) {
   switch (k) {
@@ -262,8 +273,8 @@ private:
         return error("syntax", "duplicate key '" + key + "'", line, column), false;
       if (!expect(':', "':' after a key"))
         return false;
-      v.members.emplace_back(std::move(key), Value());
-      if (!value(v.members.back().second, depth + 1))
+      v.members.push_back(Member{std::move(key), Value()});
+      if (!value(v.members.back().value, depth + 1))
         return false;
       skipSpace();
       if (peek() == '}')
