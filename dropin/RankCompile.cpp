@@ -26,19 +26,24 @@ void addPeers(const ir::Program &prog, std::vector<uint32_t> &ranks) {
   ranks.erase(std::unique(ranks.begin(), ranks.end()), ranks.end());
 }
 
-/// Instantiates the programs of `ranks` that `plan` does not hold yet.
+/// Instantiates the programs of `ranks` that `plan` does not hold yet, and
+/// widens its scratch to the tmp regions their runs take.
 llvm::Error instantiateMissing(const lang::Module &m, const lang::InstantiateOptions &opts,
                                const std::vector<uint32_t> &ranks, ir::Plan &plan,
                                std::vector<uint32_t> &have) {
-  for (uint32_t r : ranks) {
-    if (std::binary_search(have.begin(), have.end(), r))
-      continue;
-    llvm::Expected<ir::Program> prog = lang::instantiateRank(m, opts, r);
-    if (!prog)
-      return prog.takeError();
-    plan.programs[r] = std::move(*prog);
-  }
+  std::vector<uint32_t> missing;
+  for (uint32_t r : ranks)
+    if (!std::binary_search(have.begin(), have.end(), r))
+      missing.push_back(r);
   have = ranks;
+  if (missing.empty())
+    return llvm::Error::success();
+  llvm::Expected<ir::Plan> more = lang::instantiateRanks(m, opts, missing);
+  if (!more)
+    return more.takeError();
+  for (uint32_t r : missing)
+    plan.programs[r] = std::move(more->programs[r]);
+  plan.shape.scratch = std::max(plan.shape.scratch, more->shape.scratch);
   return llvm::Error::success();
 }
 

@@ -10,6 +10,7 @@
 #define COLLC_SCHEDULES_GENERATORS_H
 
 #include "compiler/lang/Ast.h"
+#include "compiler/lang/Instantiator.h"
 #include "ir/Plan.h"
 
 #include "llvm/Support/Error.h"
@@ -29,17 +30,39 @@ inline constexpr uint64_t defaultMaxOps = uint64_t(1) << 24;
 struct GenOptions {
   uint32_t ranks = 1;
   uint32_t root = 0; ///< reduce only
-  /// Values for the file's `param`s (the rest keep their defaults).
-  std::vector<std::pair<std::string, int64_t>> params = {};
+  /// Values for the file's `param`s (the rest keep their defaults): integers,
+  /// or algorithms' names for algorithm parameters ({"inner", "ring"}).
+  lang::ParamValues params = {};
   /// A plan with more ops is refused (generate returns an error).
   uint64_t maxOps = defaultMaxOps;
+  /// Where the ranks sit (a topology's placement, lang::makeLayout); null: flat.
+  std::shared_ptr<const lang::Layout> layout = nullptr;
+};
+
+/// A parameter of a library algorithm, as a tool enumerating candidates
+/// sees it (e.g. `collc tune`): an integer with its default, or an
+/// algorithm choice (`param inner = ring`) with every value it may take.
+struct Parameter {
+  std::string name;
+  bool isAlgorithm = false;
+  int64_t defaultValue = 0;     ///< an integer parameter's default
+  std::string defaultAlgorithm; ///< an algorithm parameter's default
+  /// An algorithm parameter: the collectives of the runs that use it.
+  std::vector<ir::Collective> collectives;
+  /// An algorithm parameter: the library algorithms it may name, in registry
+  /// order — those of every collective in `collectives` that do not make the
+  /// algorithm run itself. Whether a choice fits a shape is the plan's
+  /// `require` lines' to say (Algorithm::accepts).
+  std::vector<std::string> choices;
 };
 
 /// An algorithm of the library.
 struct Algorithm {
   llvm::StringRef name;
   ir::Collective collective;
-  /// The plan is only correct for commutative operations.
+  /// The plan is only correct for commutative operations (with the default
+  /// parameters; a composed algorithm's depends on its choices:
+  /// lang::needsCommutative).
   bool needsCommutative;
   /// The plan is also correct with MPI_IN_PLACE.
   bool inPlace;
@@ -54,7 +77,14 @@ struct Algorithm {
   bool accepts(const GenOptions &o) const;
   /// The plan. Precondition: accepts(o).
   ir::Plan build(const GenOptions &o) const;
+  /// The file's parameters, in the order of its header.
+  std::vector<Parameter> parameters() const;
 };
+
+/// Finds what a `run` names: the library's algorithms by collective and
+/// name, and algorithm files (a name ending in .calgo) read once and kept.
+/// Every library module uses it; a tool sets it on files it parses.
+const lang::Resolver &libraryResolver();
 
 /// Every algorithm of the library, grouped by collective, in a fixed order.
 llvm::ArrayRef<Algorithm> algorithms();

@@ -12,10 +12,105 @@
 #include <cstdio>
 #include <cstdlib>
 #include <deque>
+#include <map>
+#include <mutex>
 
 namespace collc::sched {
 
 namespace {
+
+struct Library;
+
+/// The library's algorithms by name, and files read once.
+class LibraryResolver : public lang::Resolver {
+public:
+  explicit LibraryResolver(const Library &lib) : lib_(lib) {}
+  llvm::Expected<const lang::Module *> resolve(ir::Collective c, llvm::StringRef name,
+                                               const lang::Module &caller) const override;
+
+private:
+  const Library &lib_;
+  mutable std::mutex mutex_;
+  mutable std::map<std::string, std::unique_ptr<lang::Module>> files_;
+};
+
+struct Library {
+  std::deque<lang::Module> modules; // stable addresses for Algorithm::module
+  std::vector<Algorithm> table;
+  LibraryResolver resolver{*this};
+
+  Library() {
+    auto internal = [](llvm::Error e) {
+      // The library is part of the build; tests parse and prove every file.
+      std::fprintf(stderr, "collc: internal error: %s\n", llvm::toString(std::move(e)).c_str());
+      std::abort();
+    };
+    for (const EmbeddedFile &f : embeddedFiles()) {
+      llvm::Expected<lang::Module> m = lang::parse(f.text, f.name);
+      if (!m)
+        internal(m.takeError());
+      modules.push_back(std::move(*m));
+      lang::Module &mod = modules.back();
+      mod.resolver = &resolver;
+      table.push_back(Algorithm{mod.name, mod.collective, mod.commutative, mod.inPlace,
+                                mod.summary, f.name, &mod});
+    }
+    // A composed algorithm needs commutativity when what it runs does.
+    for (Algorithm &a : table) {
+      llvm::Expected<bool> c = lang::needsCommutative(*a.module, {});
+      if (!c)
+        internal(c.takeError());
+      a.needsCommutative = *c;
+    }
+  }
+
+  const Algorithm *find(ir::Collective c, llvm::StringRef name) const {
+    for (const Algorithm &a : table)
+      if (a.collective == c && a.name == name)
+        return &a;
+    return nullptr;
+  }
+};
+
+llvm::Expected<const lang::Module *> LibraryResolver::resolve(ir::Collective c,
+                                                              llvm::StringRef name,
+                                                              const lang::Module &) const {
+  if (name.endswith(".calgo")) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    auto it = files_.find(name.str());
+    if (it == files_.end()) {
+      llvm::Expected<lang::Module> m = lang::parseFile(name);
+      if (!m)
+        return m.takeError();
+      auto owned = std::make_unique<lang::Module>(std::move(*m));
+      owned->resolver = this;
+      it = files_.emplace(name.str(), std::move(owned)).first;
+    }
+    return it->second.get();
+  }
+  if (const Algorithm *a = lib_.find(c, name))
+    return a->module;
+  std::string known, elsewhere;
+  for (const Algorithm &a : lib_.table) {
+    if (a.collective == c)
+      known += (known.empty() ? "" : ", ") + a.name.str();
+    else if (a.name == name && elsewhere.empty())
+      elsewhere = ir::name(a.collective).str();
+  }
+  return llvm::createStringError(
+      llvm::inconvertibleErrorCode(),
+      llvm::formatv("unknown {0} algorithm '{1}' ({2}known: {3}; or a file.calgo)",
+                    ir::name(c), name,
+                    elsewhere.empty() ? "" : "'" + name.str() + "' is a " + elsewhere +
+                                                 " algorithm; ",
+                    known.empty() ? "none" : known)
+          .str());
+}
+
+const Library &library() {
+  static const Library lib;
+  return lib;
+}
 
 lang::InstantiateOptions toLang(const GenOptions &o) {
   lang::InstantiateOptions l;
@@ -23,36 +118,48 @@ lang::InstantiateOptions toLang(const GenOptions &o) {
   l.root = o.root;
   l.params = o.params;
   l.maxOps = o.maxOps;
+  l.layout = o.layout;
+  l.resolver = &library().resolver;
   return l;
 }
 
-struct Library {
-  std::deque<lang::Module> modules; // stable addresses for Algorithm::module
-  std::vector<Algorithm> table;
-
-  Library() {
-    for (const EmbeddedFile &f : embeddedFiles()) {
-      llvm::Expected<lang::Module> m = lang::parse(f.text, f.name);
-      if (!m) {
-        // The library is part of the build; tests parse every file.
-        std::fprintf(stderr, "collc: internal error: %s\n",
-                     llvm::toString(m.takeError()).c_str());
-        std::abort();
-      }
-      modules.push_back(std::move(*m));
-      const lang::Module &mod = modules.back();
-      table.push_back(Algorithm{mod.name, mod.collective, mod.commutative, mod.inPlace,
-                                mod.summary, f.name, &mod});
-    }
-  }
-};
-
-const Library &library() {
-  static const Library lib;
-  return lib;
-}
-
 } // namespace
+
+const lang::Resolver &libraryResolver() { return library().resolver; }
+
+std::vector<Parameter> Algorithm::parameters() const {
+  std::vector<Parameter> out;
+  for (const lang::Param &prm : module->params) {
+    Parameter q;
+    q.name = prm.name;
+    q.isAlgorithm = prm.isAlgorithm;
+    q.defaultValue = prm.defaultValue;
+    q.defaultAlgorithm = prm.defaultAlgorithm.name;
+    q.collectives = prm.collectives;
+    if (prm.isAlgorithm && !prm.collectives.empty())
+      for (const Algorithm &a : algorithms()) {
+        if (a.collective != prm.collectives[0])
+          continue;
+        bool everywhere = true;
+        for (ir::Collective c : prm.collectives)
+          everywhere = everywhere && findAlgorithm(c, a.name);
+        if (!everywhere ||
+            std::find(q.choices.begin(), q.choices.end(), a.name.str()) != q.choices.end())
+          continue;
+        // A choice that makes the algorithm run itself is refused here.
+        lang::InstantiateOptions o;
+        o.params = {{prm.name, lang::ParamValue(a.name.str())}};
+        llvm::Expected<bool> ok = lang::needsCommutative(*module, o);
+        if (!ok) {
+          llvm::consumeError(ok.takeError());
+          continue;
+        }
+        q.choices.push_back(a.name.str());
+      }
+    out.push_back(std::move(q));
+  }
+  return out;
+}
 
 bool Algorithm::accepts(const GenOptions &o) const {
   llvm::Expected<bool> ok = lang::accepts(*module, toLang(o));
@@ -76,10 +183,7 @@ ir::Plan Algorithm::build(const GenOptions &o) const {
 llvm::ArrayRef<Algorithm> algorithms() { return library().table; }
 
 const Algorithm *findAlgorithm(ir::Collective c, llvm::StringRef name) {
-  for (const Algorithm &a : algorithms())
-    if (a.collective == c && a.name == name)
-      return &a;
-  return nullptr;
+  return library().find(c, name);
 }
 
 llvm::Expected<ir::Plan> generate(ir::Collective c, llvm::StringRef name,

@@ -18,6 +18,15 @@
 //    step lower than the rank's previous op's, an `after` index that is not
 //    an earlier op;
 //  - a run past its budget of evaluation steps or ops (an endless loop);
+//  - a malformed composition (docs/language.md, "Composition"): an unknown
+//    algorithm, a collective mismatch, a bad group, chunks out of bounds or
+//    not a multiple of the algorithm's, a root outside the group, a run
+//    that runs itself, an op of the run that does not fit the caller; an
+//    error inside the run names the inner file's line and notes the run's;
+//  - (instantiate only) runs whose messages the k-th send / k-th receive
+//    rule would confuse: ranks that share messages but run their runs, or
+//    their own messages and a run's, in different orders (a run's messages
+//    never match anyone else's);
 //  - a plan that cannot fit: above 64 ranks, `instantiate` first estimates
 //    the plan's size from a sample of ranks' programs (estimateOps) and
 //    refuses, before building anything, a plan estimated at more than twice
@@ -46,6 +55,12 @@ struct Layout {
   std::vector<uint32_t> local;  ///< per rank: its index on its node, in slot order
   std::vector<int64_t> rankAt;  ///< nnodes x ppn: the rank at (node, local), -1 if none
   uint32_t nnodes = 1, ppn = 1;
+  /// Per level j, rank x's *line*: the ranks whose coordinates equal x's at
+  /// every level but j, in the order of their level-j coordinate
+  /// (level_count, level_index, level_rank). lines[j] lists the ranks line
+  /// after line; lineStart/lineIndex/lineCount are levels x ranks.
+  std::vector<std::vector<uint32_t>> lines;
+  std::vector<uint32_t> lineStart, lineIndex, lineCount;
 };
 
 /// The layout of `ranks` ranks at `coords` (ranks x sizes.size(), innermost
@@ -54,13 +69,48 @@ struct Layout {
 llvm::Expected<std::shared_ptr<const Layout>>
 makeLayout(std::vector<uint32_t> sizes, std::vector<uint32_t> coords, uint32_t ranks);
 
+/// The value of a parameter: an integer, or for an algorithm parameter
+/// (`param inner = ring`) an algorithm's name — of the library, or a file
+/// ending in .calgo (relative paths are relative to the working directory).
+struct ParamValue {
+  ParamValue(int64_t v) : number(v) {}
+  ParamValue(int v) : number(v) {}
+  ParamValue(std::string name) : algorithm(std::move(name)) {}
+  ParamValue(const char *name) : algorithm(name) {}
+
+  bool isAlgorithm() const { return !algorithm.empty(); }
+  bool operator==(const ParamValue &) const = default;
+
+  int64_t number = 0;
+  std::string algorithm; ///< non-empty: an algorithm
+};
+
+/// Parameter values by name (`--set k=4 --set inner=ring`).
+using ParamValues = std::vector<std::pair<std::string, ParamValue>>;
+
+/// Finds the algorithm a `run` names (docs/language.md, "Composition").
+class Resolver {
+public:
+  virtual ~Resolver();
+  /// The algorithm `name` of collective `c` that `caller` runs: a library
+  /// algorithm, or for a name ending in .calgo that file (a relative path
+  /// is relative to the working directory: the instantiator qualifies it
+  /// by the caller's directory first). The module must outlive every
+  /// instantiation that uses it. The error is a sentence without position
+  /// ("unknown allreduce algorithm 'x' (allreduce algorithms: ...)").
+  virtual llvm::Expected<const Module *> resolve(ir::Collective c, llvm::StringRef name,
+                                                 const Module &caller) const = 0;
+};
+
 struct InstantiateOptions {
   uint32_t ranks = 1;
   uint32_t root = 0; ///< collectives with a root only
   /// Parameter values that replace their defaults (`--set k=4`).
-  std::vector<std::pair<std::string, int64_t>> params;
+  ParamValues params;
   /// Where the ranks sit (layout->ranks == ranks); null: flat.
   std::shared_ptr<const Layout> layout;
+  /// Finds the algorithms of `run`s; null: the module's own (Module::resolver).
+  const Resolver *resolver = nullptr;
   /// Budget of statements, loop iterations and calls for one instantiation.
   uint64_t fuel = uint64_t(1) << 36;
   /// Most ops one instantiation may emit, over all ranks.
@@ -109,6 +159,17 @@ struct OpEstimate {
 /// emits more than maxOps ops. Costs at most 16 ranks' programs.
 llvm::Expected<OpEstimate> estimateOps(const Module &m, const InstantiateOptions &opts);
 
+/// Whether plans of `m` with `opts`'s parameters need a commutative
+/// operation: the file says `commutative`, or an algorithm one of its runs
+/// names does (transitively; whether or not the run executes). An error for
+/// an unknown algorithm, a parameter that does not exist or recursion.
+llvm::Expected<bool> needsCommutative(const Module &m, const InstantiateOptions &opts);
+
+/// The algorithm that `ref` names in `m` with `opts`'s parameters (or their
+/// defaults), resolved like a run does; an error as a run gives it.
+llvm::Expected<const Module *> resolveAlgorithm(const Module &m, const AlgRef &ref,
+                                                const InstantiateOptions &opts);
+
 /// Whether the file's `require` lines accept `opts` (false: they refuse it).
 /// An error when p, root or a parameter is invalid or a condition cannot be
 /// evaluated.
@@ -126,8 +187,10 @@ llvm::Expected<ir::Program> instantiateRank(const Module &m, const InstantiateOp
 /// The plan for `opts` with only `ranks`' programs (each equal to
 /// instantiate(m, opts)->programs[r]); every other program is empty. Costs
 /// what those ranks' runs do, plus the header, never the whole plan (no size
-/// estimate either: a caller that builds a few ranks needs none). Fails like
-/// instantiateRank, also for a rank outside 0..p-1.
+/// estimate either: a caller that builds a few ranks needs none). The
+/// shape's scratch covers the tmp regions of those ranks' runs (the whole
+/// plan's may be larger). Fails like instantiateRank, also for a rank
+/// outside 0..p-1.
 llvm::Expected<ir::Plan> instantiateRanks(const Module &m, const InstantiateOptions &opts,
                                           llvm::ArrayRef<uint32_t> ranks);
 

@@ -4,13 +4,20 @@
 //   file     := header { fnDef | stmt }
 //   header   := 'algorithm' NAME { headerItem | fnDef }
 //   headerItem := 'collective' NAME | 'chunks' expr | 'scratch' expr
-//             | 'param' NAME '=' ['-'] INT | 'require' expr | 'const' NAME '=' expr
+//             | 'param' NAME '=' (['-'] INT | NAME | STRING)
+//             | 'require' expr | 'const' NAME '=' expr
 //             | 'commutative' | 'in_place' | 'summary' STRING
 //   fnDef    := 'fn' NAME '(' [NAME {',' NAME}] ')' '=' expr
 //   stmt     := 'let' NAME '=' expr | NAME '=' expr | forStmt | whileStmt
-//             | ifStmt | 'step' [expr] | opStmt
+//             | ifStmt | 'step' [expr] | opStmt | runStmt
 //   forStmt  := 'for' NAME 'in' ['reverse'] expr '..' expr ['by' ['*'] expr] block
 //   ifStmt   := 'if' expr block ['else' (ifStmt | block)]
+//   runStmt  := 'run' algRef 'on' group { 'chunks' expr ['..' expr] | 'root' expr
+//             | 'from' buffer | 'to' buffer }
+//   algRef   := COLLECTIVE (NAME | STRING) ['(' [NAME '=' value {',' ...}] ')']
+//   group    := '[' expr {',' expr} ']'
+//             | '[' expr 'for' NAME 'in' ['reverse'] expr '..' expr ['by' ['*'] expr]
+//               ['if' expr] ']'
 //   opStmt   := 'send' slots 'to' expr | 'recv' slots 'from' expr
 //             | 'recv_reduce' slots 'from' expr [order] ['into' slots]
 //             | 'reduce' slots 'with' slots [order] ['into' slots]
@@ -41,12 +48,14 @@ struct ParseFailure {
 
 /// What a name in scope denotes.
 struct Binding {
-  enum Kind : uint8_t { Global, Local, Rank, Nops } kind = Global;
-  uint32_t slot = 0;
+  enum Kind : uint8_t { Global, Local, Rank, Nops, Algorithm } kind = Global;
+  uint32_t slot = 0; ///< Algorithm: the index in Module::params
   bool assignable = false; ///< a `let` variable
 };
 
 constexpr unsigned maxNesting = 200; // expression and block depth
+
+ExprPtr makeExpr(ExprKind k, Loc loc);
 
 class Parser {
 public:
@@ -133,7 +142,7 @@ private:
   }
   static bool isBuiltinName(llvm::StringRef n) {
     return n == "p" || n == "r" || n == "root" || n == "nops" || n == "nnodes" || n == "ppn" ||
-           n == "nlevels" || builtinOf(n).has_value() ||
+           n == "nlevels" || builtinOf(n).has_value() || n == "chunks_of" || n == "accepts" ||
            n == "out" || n == "tmp";
   }
   static std::optional<Builtin> builtinOf(llvm::StringRef n) {
@@ -156,9 +165,18 @@ private:
   void parseFunction();
   Block parseBlock(llvm::StringRef what);
   Stmt parseStatement();
+  /// `['reverse'] a '..' b ['by' ['*'] k]` of a loop or a group.
+  void parseRange(ExprPtr &from, ExprPtr &to, ExprPtr &stride, bool &geometric, bool &reverse);
   Stmt parseFor();
   Stmt parseIf();
   Stmt parseOp();
+  Stmt parseRun();
+  void parseAlgRef(AlgRef &ref, llvm::StringRef context);
+  AlgName parseAlgName(llvm::StringRef context);
+  GroupExpr parseGroup();
+  BufferExpr parseBuffer(llvm::StringRef role);
+  ExprPtr parseAlgQuery(const Token &name);
+  void finishAlgorithmParams();
   SlotsExpr parseSlots(llvm::StringRef role);
   ExprPtr parseExpr();
   ExprPtr parseCond();
@@ -193,6 +211,7 @@ private:
     std::string name;
   };
   std::vector<PendingCall> pendingCalls_;
+  std::vector<bool> algParamUsed_; ///< per Module::params entry
 };
 
 void Parser::parseFile() {
@@ -219,6 +238,22 @@ void Parser::parseFile() {
                                       f.arity, f.arity == 1 ? "" : "s", c.call->args.size()));
     c.call->value = it->second;
   }
+  finishAlgorithmParams();
+}
+
+void Parser::finishAlgorithmParams() {
+  for (const AlgRef *ref : m_.algRefs)
+    if (ref->alg.param >= 0) {
+      std::vector<ir::Collective> &cs = m_.params[size_t(ref->alg.param)].collectives;
+      if (std::find(cs.begin(), cs.end(), ref->collective) == cs.end())
+        cs.push_back(ref->collective);
+    }
+  for (size_t i = 0; i < m_.params.size(); ++i)
+    if (m_.params[i].isAlgorithm && !algParamUsed_[i])
+      fail(m_.params[i].loc,
+           llvm::formatv("algorithm parameter '{0}' is never used (name it in a 'run', "
+                         "chunks_of or accepts)",
+                         m_.params[i].name));
 }
 
 void Parser::parseHeader() {
@@ -286,13 +321,26 @@ void Parser::parseHeader() {
       Param prm;
       prm.name = n.text.str();
       prm.loc = n.loc;
-      prm.slot = newGlobal(n, /*assignable=*/false, "parameter");
+      checkNewName(n, "parameter");
       expect(Tok::Assign, "and a default value after the parameter's name");
-      const bool negative = accept(Tok::Minus);
-      prm.defaultValue = expect(Tok::Int, "as the parameter's default").value;
-      if (negative)
-        prm.defaultValue = -prm.defaultValue;
+      if (at(Tok::Ident) || at(Tok::String)) {
+        // An algorithm parameter: its default names an algorithm.
+        prm.isAlgorithm = true;
+        prm.defaultAlgorithm.loc = tok().loc;
+        prm.defaultAlgorithm.name = take().text.str();
+        scopes_.back()[n.text] =
+            Binding{Binding::Algorithm, uint32_t(m_.params.size()), false};
+      } else {
+        prm.slot = newGlobal(n, /*assignable=*/false, "parameter");
+        const bool negative = accept(Tok::Minus);
+        if (!at(Tok::Int))
+          expected("an integer or an algorithm's name as the parameter's default");
+        prm.defaultValue = take().value;
+        if (negative)
+          prm.defaultValue = -prm.defaultValue;
+      }
       m_.params.push_back(std::move(prm));
+      algParamUsed_.push_back(false);
       break;
     }
     case Tok::KwRequire: {
@@ -475,11 +523,31 @@ Stmt Parser::parseStatement() {
     s = parseOp();
     endStatement(ir::name(s.op));
     return s;
+  case Tok::KwRun:
+    s = parseRun();
+    endStatement("the run");
+    return s;
   default:
     expected("a statement");
   }
   endStatement("'}'");
   return s;
+}
+
+void Parser::parseRange(ExprPtr &from, ExprPtr &to, ExprPtr &stride, bool &geometric,
+                        bool &reverse) {
+  if (atIdent("reverse") && peekTok().kind != Tok::DotDot) {
+    take();
+    reverse = true;
+  }
+  from = parseExpr();
+  expect(Tok::DotDot, "between the bounds of the range (a..b)");
+  to = parseExpr();
+  if (atIdent("by")) {
+    take();
+    geometric = accept(Tok::Star);
+    stride = parseExpr();
+  }
 }
 
 Stmt Parser::parseFor() {
@@ -488,18 +556,7 @@ Stmt Parser::parseFor() {
   s.loc = take().loc;
   const Token &v = expect(Tok::Ident, "naming the loop variable after 'for'");
   expect(Tok::KwIn, "after the loop variable");
-  if (atIdent("reverse") && peekTok().kind != Tok::DotDot) {
-    take();
-    s.reverse = true;
-  }
-  s.from = parseExpr();
-  expect(Tok::DotDot, "between the bounds of the range (a..b)");
-  s.to = parseExpr();
-  if (atIdent("by")) {
-    take();
-    s.geometric = accept(Tok::Star);
-    s.stride = parseExpr();
-  }
+  parseRange(s.from, s.to, s.stride, s.geometric, s.reverse);
   s.var = v.text.str();
   scopes_.emplace_back();
   s.slot = newGlobal(v, /*assignable=*/false, "loop variable");
@@ -590,29 +647,216 @@ Stmt Parser::parseOp() {
   return s;
 }
 
+Stmt Parser::parseRun() {
+  Stmt s;
+  s.kind = StmtKind::Run;
+  s.loc = take().loc;
+  s.run = std::make_unique<RunSpec>();
+  RunSpec &run = *s.run;
+  parseAlgRef(run.alg, "after 'run'");
+  m_.algRefs.push_back(&run.alg);
+  m_.runs.push_back(&run);
+  expectWord("on", "and the group of ranks after the algorithm (run ALG on [ranks])");
+  run.group = parseGroup();
+  bool haveChunks = false, haveRoot = false;
+  for (;;) {
+    const Token &t = tok();
+    auto once = [&](bool &seen) {
+      if (seen)
+        fail(t.loc, llvm::formatv("'{0}' given twice in one run", t.text));
+      seen = true;
+      take();
+    };
+    if (at(Tok::KwChunks)) {
+      once(haveChunks);
+      run.chunksLoc = tok().loc;
+      run.first = parseExpr();
+      if (accept(Tok::DotDot))
+        run.end = parseExpr();
+    } else if (atIdent("root")) {
+      once(haveRoot);
+      run.root = parseExpr();
+    } else if (atIdent("from")) {
+      if (run.from)
+        fail(t.loc, "'from' given twice in one run");
+      take();
+      run.from = parseBuffer("from");
+    } else if (atIdent("to")) {
+      if (run.to)
+        fail(t.loc, "'to' given twice in one run");
+      take();
+      run.to = parseBuffer("to");
+    } else {
+      break;
+    }
+  }
+  return s;
+}
+
+AlgName Parser::parseAlgName(llvm::StringRef context) {
+  AlgName n;
+  n.loc = tok().loc;
+  if (at(Tok::String)) {
+    n.name = take().text.str();
+    return n;
+  }
+  if (!at(Tok::Ident))
+    expected(llvm::Twine("an algorithm's name (of the library, a \"file.calgo\" or an "
+                         "algorithm parameter) ") +
+             context);
+  const Token &t = take();
+  if (std::optional<Binding> b = lookup(t.text)) {
+    if (b->kind != Binding::Algorithm)
+      fail(t.loc, llvm::formatv("'{0}' is a variable, not an algorithm", t.text));
+    n.param = int32_t(b->slot);
+    algParamUsed_[b->slot] = true;
+    return n;
+  }
+  if (isBuiltinName(t.text))
+    fail(t.loc, llvm::formatv("'{0}' is a builtin, not an algorithm", t.text));
+  n.name = t.text.str();
+  return n;
+}
+
+void Parser::parseAlgRef(AlgRef &ref, llvm::StringRef context) {
+  ref.loc = tok().loc;
+  if (at(Tok::KwReduce)) // a keyword, and a collective's name
+    toks_[pos_].kind = Tok::Ident;
+  if (!at(Tok::Ident))
+    expected(llvm::Twine("the collective of the algorithm (allreduce, reduce, ...) ") + context);
+  const Token &c = take();
+  std::optional<ir::Collective> coll = ir::parseCollective(c.text);
+  if (!coll)
+    fail(c.loc, llvm::formatv("unknown collective '{0}' (expected allreduce, reduce, "
+                              "reduce_scatter_block, allgather, bcast, scan or exscan, then the "
+                              "algorithm's name)",
+                              c.text));
+  ref.collective = *coll;
+  ref.alg = parseAlgName("after the collective");
+  if (!accept(Tok::LParen))
+    return;
+  if (!at(Tok::RParen)) {
+    do {
+      AlgRef::Arg arg;
+      arg.loc = tok().loc;
+      arg.name = expect(Tok::Ident, "naming a parameter of the algorithm").text.str();
+      for (const AlgRef::Arg &a : ref.args)
+        if (a.name == arg.name)
+          fail(arg.loc, llvm::formatv("parameter '{0}' given twice", arg.name));
+      expect(Tok::Assign, "after the parameter's name (name = value)");
+      // An algorithm (a string, an algorithm parameter, or a name that is no
+      // variable) standing alone is a choice for an algorithm parameter.
+      const bool alone = peekTok().kind == Tok::Comma || peekTok().kind == Tok::RParen;
+      std::optional<Binding> b = at(Tok::Ident) ? lookup(tok().text) : std::nullopt;
+      if (at(Tok::String) ||
+          (alone && at(Tok::Ident) && (b ? b->kind == Binding::Algorithm
+                                         : !isBuiltinName(tok().text))))
+        arg.choice = parseAlgName("as the parameter's value");
+      else
+        arg.value = parseExpr();
+      ref.args.push_back(std::move(arg));
+    } while (accept(Tok::Comma));
+  }
+  expect(Tok::RParen, "to close the algorithm's parameters");
+}
+
+GroupExpr Parser::parseGroup() {
+  GroupExpr g;
+  g.loc = tok().loc;
+  expect(Tok::LBracket, "to open the group of ranks ([r0, r1, ...] or [e for v in a..b])");
+  if (at(Tok::RBracket))
+    fail(tok().loc, "a group needs at least one rank");
+  // A comprehension binds its variable in the item, which comes first: find
+  // `for` at this bracket's level before reading the item.
+  size_t forAt = 0;
+  for (size_t i = pos_, depth = 0; i < toks_.size(); ++i) {
+    const Tok k = toks_[i].kind;
+    if (k == Tok::LParen || k == Tok::LBracket)
+      ++depth;
+    else if ((k == Tok::RParen || k == Tok::RBracket) && depth-- == 0)
+      break;
+    else if (k == Tok::KwFor && depth == 0) {
+      forAt = i;
+      break;
+    } else if (k == Tok::End || k == Tok::Newline)
+      break;
+  }
+  if (!forAt) {
+    do
+      g.items.push_back(parseExpr());
+    while (accept(Tok::Comma));
+    expect(Tok::RBracket, "to close the group");
+    return g;
+  }
+  g.comprehension = true;
+  if (forAt + 1 >= toks_.size() || toks_[forAt + 1].kind != Tok::Ident) {
+    pos_ = forAt + 1;
+    expected("the variable of the group after 'for'");
+  }
+  const Token &v = toks_[forAt + 1];
+  g.var = v.text.str();
+  scopes_.emplace_back();
+  g.slot = newGlobal(v, /*assignable=*/false, "group variable");
+  Binding var = scopes_.back()[v.text];
+  g.item = parseExpr();
+  scopes_.pop_back();
+  expect(Tok::KwFor, "after the group's rank expression");
+  take(); // the variable
+  expect(Tok::KwIn, "after the group's variable");
+  parseRange(g.from, g.to, g.stride, g.geometric, g.reverse);
+  if (accept(Tok::KwIf)) {
+    scopes_.emplace_back();
+    scopes_.back()[g.var] = var;
+    g.filter = parseExpr();
+    scopes_.pop_back();
+  }
+  expect(Tok::RBracket, "to close the group");
+  return g;
+}
+
+BufferExpr Parser::parseBuffer(llvm::StringRef role) {
+  BufferExpr b;
+  b.loc = tok().loc;
+  if (accept(Tok::KwIn)) {
+    b.buf = ir::Buffer::In;
+  } else if (atIdent("out") || atIdent("tmp")) {
+    b.buf = take().text == "out" ? ir::Buffer::Out : ir::Buffer::Tmp;
+  } else if (at(Tok::Ident) && lookup(tok().text)) {
+    b.value = parsePrimary();
+  } else {
+    expected(llvm::Twine("a buffer (in, out, tmp or a variable holding one) after '") + role +
+             "'");
+  }
+  return b;
+}
+
+ExprPtr Parser::parseAlgQuery(const Token &name) {
+  // chunks_of(COLLECTIVE NAME[(args)], P) and accepts(...): the first
+  // argument is an algorithm.
+  ExprPtr e = makeExpr(name.text == "chunks_of" ? ExprKind::ChunksOf : ExprKind::Accepts,
+                       name.loc);
+  take(); // (
+  e->alg = std::make_unique<AlgRef>();
+  parseAlgRef(*e->alg, llvm::formatv("as the first argument of {0}", name.text).str());
+  m_.algRefs.push_back(e->alg.get());
+  expect(Tok::Comma, llvm::formatv("and the number of ranks after the algorithm ({0}(ALG, P))",
+                                   name.text));
+  e->args.push_back(parseExpr());
+  expect(Tok::RParen, "to close the arguments");
+  return e;
+}
+
 SlotsExpr Parser::parseSlots(llvm::StringRef role) {
   SlotsExpr s;
   s.loc = tok().loc;
-  if (at(Tok::KwIn)) {
-    s.buf = ir::Buffer::In;
-  } else if (atIdent("out")) {
-    s.buf = ir::Buffer::Out;
-  } else if (atIdent("tmp")) {
-    s.buf = ir::Buffer::Tmp;
-  } else if (at(Tok::Ident) && lookup(tok().text) && peekTok().kind == Tok::LBracket) {
-    s.bufValue = parsePrimary(); // a variable holding a buffer
-    expect(Tok::LBracket, "after the buffer");
-    s.first = parseExpr();
-    if (accept(Tok::DotDot))
-      s.end = parseExpr();
-    expect(Tok::RBracket, "to close the slots");
-    return s;
-  } else {
+  const bool named = at(Tok::KwIn) || atIdent("out") || atIdent("tmp");
+  if (!named && !(at(Tok::Ident) && lookup(tok().text) && peekTok().kind == Tok::LBracket))
     expected(llvm::Twine("slots (in[...], out[...], tmp[...] or a buffer variable) for ") +
              role);
-  }
-  take();
-  expect(Tok::LBracket, "after the buffer name");
+  BufferExpr b = parseBuffer(role);
+  s.buf = b.buf;
+  s.bufValue = std::move(b.value); // a variable holding a buffer
+  expect(Tok::LBracket, named ? "after the buffer name" : "after the buffer");
   s.first = parseExpr();
   if (accept(Tok::DotDot))
     s.end = parseExpr();
@@ -794,6 +1038,8 @@ ExprPtr Parser::parsePrimary() {
     return bufferValue(ir::Buffer::In, t.loc);
   case Tok::Ident: {
     const Token &name = take();
+    if (at(Tok::LParen) && (name.text == "chunks_of" || name.text == "accepts"))
+      return parseAlgQuery(name);
     if (at(Tok::LParen))
       return parseCall(name);
     if (name.text == "out" || name.text == "tmp")
@@ -809,6 +1055,10 @@ ExprPtr Parser::parsePrimary() {
       return makeExpr(ExprKind::Rank, name.loc);
     case Binding::Nops:
       return makeExpr(ExprKind::Nops, name.loc);
+    case Binding::Algorithm:
+      fail(name.loc, llvm::formatv("'{0}' is an algorithm parameter, not a number (use it in "
+                                   "a 'run', chunks_of or accepts)",
+                                   name.text));
     case Binding::Local: {
       ExprPtr e = makeExpr(ExprKind::Local, name.loc);
       e->value = b->slot;

@@ -10,9 +10,9 @@ llvm::StringRef Source::lineText(uint32_t line) const {
   return rest.split('\n').first.rtrim('\r');
 }
 
-std::string Source::format(Loc at, llvm::StringRef message) const {
-  std::string s = name + ":" + std::to_string(at.line) + ":" + std::to_string(at.col) +
-                  ": error: " + message.str();
+std::string Source::format(Loc at, llvm::StringRef message, llvm::StringRef kind) const {
+  std::string s = name + ":" + std::to_string(at.line) + ":" + std::to_string(at.col) + ": " +
+                  kind.str() + ": " + message.str();
   if (at.line == 0)
     return s;
   llvm::StringRef line = lineText(at.line);

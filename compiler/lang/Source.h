@@ -30,8 +30,9 @@ struct Source {
 
   /// The text of 1-based line `line`, without its newline.
   llvm::StringRef lineText(uint32_t line) const;
-  /// `name:line:col: error: message`, the line and a caret under `col`.
-  std::string format(Loc at, llvm::StringRef message) const;
+  /// `name:line:col: KIND: message`, the line and a caret under `col`
+  /// (KIND is "error" or "note").
+  std::string format(Loc at, llvm::StringRef message, llvm::StringRef kind = "error") const;
   /// format() wrapped in an llvm::Error.
   llvm::Error error(Loc at, const llvm::Twine &message) const;
 };

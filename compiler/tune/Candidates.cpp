@@ -20,29 +20,30 @@ std::string reason(llvm::Error e) {
   return at == std::string::npos ? s : s.substr(at + 7);
 }
 
-std::string candidateName(llvm::StringRef algorithm,
-                          const std::vector<std::pair<std::string, int64_t>> &params,
+std::string candidateName(llvm::StringRef algorithm, const lang::ParamValues &params,
                           unsigned segments) {
   std::string name = algorithm.str();
   for (const auto &[k, v] : params)
-    name += "." + k + std::to_string(v);
+    name += "." + k + (v.isAlgorithm() ? "=" + v.algorithm : std::to_string(v.number));
   if (segments > 1)
     name += ".seg" + std::to_string(segments);
   return name;
 }
 
-/// Every combination of the parameters' values, the first parameter slowest;
-/// each as the list of values that differ from the defaults.
-std::vector<std::vector<std::pair<std::string, int64_t>>>
-parameterCombinations(const lang::Module &m) {
-  std::vector<std::vector<std::pair<std::string, int64_t>>> out{{}};
+/// Every combination of the integer parameters' values, the first parameter
+/// slowest; each as the list of values that differ from the defaults.
+/// Algorithm parameters keep their defaults.
+std::vector<lang::ParamValues> parameterCombinations(const lang::Module &m) {
+  std::vector<lang::ParamValues> out{{}};
   for (const lang::Param &p : m.params) {
-    std::vector<std::vector<std::pair<std::string, int64_t>>> next;
+    if (p.isAlgorithm)
+      continue;
+    std::vector<lang::ParamValues> next;
     for (const auto &partial : out)
       for (int64_t v : parameterValues(p)) {
         auto c = partial;
         if (v != p.defaultValue)
-          c.emplace_back(p.name, v);
+          c.emplace_back(p.name, lang::ParamValue(v));
         next.push_back(std::move(c));
       }
     out = std::move(next);

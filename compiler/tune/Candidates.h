@@ -46,7 +46,7 @@ struct Candidate {
   std::string name;
   const sched::Algorithm *algorithm = nullptr;
   /// Parameters given a value other than their default, in file order.
-  std::vector<std::pair<std::string, int64_t>> params;
+  lang::ParamValues params;
   unsigned segments = 1;
   /// The plan's estimated ops before pipelining (lang::estimateOps).
   uint64_t estimatedOps = 0;

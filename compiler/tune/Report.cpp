@@ -363,7 +363,10 @@ std::string jsonOf(const TuneResult &r) {
     j.key("algorithm"), j.string(c.candidate.algorithm->name);
     j.key("params"), j.open('{');
     for (const auto &[k, v] : c.candidate.params)
-      j.key(k), j.integer(uint64_t(v));
+      if (v.isAlgorithm())
+        j.key(k), j.string(v.algorithm);
+      else
+        j.key(k), j.integer(uint64_t(v.number));
     j.close('}');
     j.key("segments"), j.integer(c.candidate.segments);
     j.key("status"), j.string(name(c.status));

@@ -118,6 +118,26 @@ TEST(Instantiator, EvaluatesEveryBuiltin) {
   expectValue("abs(5)", 5);
   expectValue("min(3, -1, 2)", -1);
   expectValue("max(3, -1, 2)", 3);
+  expectValue("gcd(12, 18)", 6);
+  expectValue("gcd(12, 18, 8)", 2);
+  expectValue("gcd(0, 5)", 5);
+  expectValue("gcd(0, 0)", 0);
+  expectValue("lcm(4, 6)", 12);
+  expectValue("lcm(2, 3, 5)", 30);
+  expectValue("lcm(1, 7)", 7);
+  EXPECT_NE(holds("gcd(-1, 2)", 1).find("needs arguments >= 0"), std::string::npos);
+  EXPECT_NE(holds("lcm(0, 2)", 0).find("needs arguments >= 1"), std::string::npos);
+  EXPECT_NE(holds("lcm(4611686018427387904, 3)", 0).find("overflows 64 bits"),
+            std::string::npos);
+  // Flat, a rank's line at level 0 is every rank, in rank order.
+  expectValue("level_count(2, 0)", 4);
+  expectValue("level_index(2, 0)", 2);
+  expectValue("level_rank(1, 0, 3)", 3);
+  EXPECT_NE(holds("level_rank(1, 0, 4)", 0).find("needs 0 <= i < level_count(x, j) = 4"),
+            std::string::npos);
+  EXPECT_NE(holds("level_count(0, 1)", 0).find("needs a level 0 <= j < nlevels"),
+            std::string::npos);
+  EXPECT_NE(holds("level_index(4, 0)", 0).find("needs a rank 0 <= x < p"), std::string::npos);
   expectValue("p", 1, 1);
   expectValue("k", 3);
 }
@@ -223,7 +243,7 @@ TEST(Instantiator, OpsCarryEveryFieldOfFormatV1) {
 
 /// The error instantiating `body` after the header for p (whole plan).
 std::string error(const std::string &body, uint32_t p = 4,
-                  std::vector<std::pair<std::string, int64_t>> params = {},
+                  ParamValues params = {},
                   const std::string &head = header) {
   llvm::Expected<Module> m = parse(head + body, "t.calgo");
   if (!m)
@@ -436,7 +456,14 @@ TEST(Instantiator, LayoutAnswersTheTopologyFunctions) {
                      "require nnodes == 2 and ppn == 3 and nlevels == 2 and level_size(1) == 2\n"
                      "require node(0) == 1 and local(0) == 1 and node(1) == 0 and local(1) == 0\n"
                      "require rank_at(0, 0) == 1 and rank_at(0, 1) == 2 and rank_at(0, 2) == 4\n"
-                     "require rank_at(1, 0) == 3 and rank_at(1, 1) == 0 and coord(0, 0) == 2\n");
+                     "require rank_at(1, 0) == 3 and rank_at(1, 1) == 0 and coord(0, 0) == 2\n"
+                     // Lines: level 0 a node's ranks by local coordinate, level 1 the
+                     // ranks of one local coordinate by node (local 1 has node 0 only).
+                     "require level_count(0, 0) == 2 and level_index(0, 0) == 1\n"
+                     "require level_rank(0, 0, 0) == 3 and level_rank(4, 0, 2) == 4\n"
+                     "require level_count(1, 1) == 2 and level_index(3, 1) == 1\n"
+                     "require level_rank(1, 1, 1) == 3 and level_count(2, 1) == 1\n"
+                     "require level_rank(4, 1, 1) == 0 and level_index(4, 1) == 0\n");
   InstantiateOptions o;
   o.ranks = 5;
   o.layout = *l;

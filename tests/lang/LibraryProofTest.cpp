@@ -22,7 +22,7 @@ std::string firstError(const compiler::VerifyResult &r) {
 
 /// Proves `a` for p = 1..64 and all roots with `params`; returns how many
 /// instantiations its `require` refused.
-unsigned proveAll(const sched::Algorithm &a, std::vector<std::pair<std::string, int64_t>> params) {
+unsigned proveAll(const sched::Algorithm &a, lang::ParamValues params) {
   unsigned refused = 0;
   for (uint32_t p = 1; p <= 64; ++p)
     for (uint32_t root = 0; root < (ir::hasRoot(a.collective) ? p : 1); ++root) {

@@ -200,16 +200,21 @@ TEST(Generators, RegistryListsTheAlgorithmsInTheirFixedOrder) {
       "allreduce rabenseifner",    "allreduce binary_blocks",
       "allreduce ring",            "allreduce recursive_multiplying",
       "allreduce swing_latency",   "allreduce swing_bandwidth",
-      "allreduce chain",           "allreduce two_level",
+      "allreduce chain",           "allreduce linear",
+      "allreduce two_level",       "allreduce multi_leader",
+      "allreduce single_leader",   "allreduce n_level",
       "reduce binomial",
       "reduce binary_tree",        "reduce rabenseifner",
-      "reduce knomial",            "reduce_scatter_block ring",
+      "reduce knomial",            "reduce two_level",
+      "reduce_scatter_block ring",
       "reduce_scatter_block recursive_halving", "reduce_scatter_block chain",
+      "reduce_scatter_block pairwise",
       "scan chain",                "scan recursive_doubling",
       "scan brent_kung",           "exscan chain",
       "exscan recursive_doubling", "exscan brent_kung",
       "allgather ring",            "allgather recursive_doubling",
-      "allgather bruck",           "bcast binomial",
+      "allgather bruck",           "allgather pairwise",
+      "bcast binomial",
       "bcast scatter_allgather",   "bcast chain"};
   EXPECT_EQ(got, expected);
 }
@@ -299,8 +304,14 @@ TEST(Generators, RecursiveDoublingUsesOneScratchSlotAndNoOtherPlanNeedsMoreThanT
       EXPECT_EQ(plan.shape.scratch, 1u);
     else if (a.name == "knomial") // the accumulator and k - 1 = 1 child
       EXPECT_EQ(plan.shape.scratch, 2u);
-    else if (a.name == "two_level") // the partner's slice, swapped within the node
+    else if (a.name == "two_level" && a.collective == ir::Collective::Allreduce)
+      EXPECT_EQ(plan.shape.scratch, 1u); // the partner's slice, swapped within the node
+    else if (a.name == "multi_leader") // flat: the pairwise reduce-scatter's tmp slot
       EXPECT_EQ(plan.shape.scratch, 1u);
+    else if (a.name == "single_leader") // the binomial reduce's accumulator off the leader
+      EXPECT_EQ(plan.shape.scratch, 1u);
+    else if (a.name == "two_level") // a leader's vector, and the node reduce's accumulator
+      EXPECT_EQ(plan.shape.scratch, 2 * plan.shape.chunks); // (runs' tmp is disjoint)
     else if (a.collective == ir::Collective::Allreduce)
       EXPECT_EQ(plan.shape.scratch, 0u) << a.name.str();
     else

@@ -1,13 +1,17 @@
-// tools/collc/AlgorithmFlags.cpp: --ranks, --root and --set for algorithm files.
+// tools/collc/AlgorithmFlags.cpp: --collective, --ranks, --root, --set, --topology and
+// --mapping for algorithms.
 #include "tools/collc/AlgorithmFlags.h"
 
 #include "tools/collc/Commands.h"
 
 #include "compiler/lang/Parser.h"
-#include "compiler/model/Topology.h"
 #include "ir/PlanIO.h"
+#include "schedules/Generators.h"
 
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
+
+#include <cctype>
 
 namespace collc::tool {
 
@@ -27,16 +31,24 @@ cl::list<std::string> sets("set", cl::desc("Give an algorithm's parameter a valu
                            cl::sub(VerifyCommand()), cl::sub(CompileCommand()),
                            cl::sub(OptCommand()), cl::sub(SimulateCommand()), cl::sub(DrawCommand()), cl::cat(category()));
 
+cl::opt<std::string> collective("collective",
+                                cl::desc("Collective of a library algorithm (default allreduce)"),
+                                cl::value_desc("C"), cl::init("allreduce"), cl::sub(GenCommand()),
+                                cl::sub(VerifyCommand()), cl::sub(CompileCommand()),
+                                cl::sub(OptCommand()), cl::sub(SimulateCommand()),
+                                cl::sub(DrawCommand()), cl::cat(category()));
 cl::opt<std::string> topologyFlag(
     "topology",
     cl::desc("Machine an algorithm is instantiated for (node(r), ppn...; default flat)"),
     cl::value_desc("FILE"), cl::sub(GenCommand()), cl::sub(VerifyCommand()),
-    cl::sub(CompileCommand()), cl::sub(OptCommand()), cl::sub(DrawCommand()), cl::cat(category()));
+    cl::sub(CompileCommand()), cl::sub(OptCommand()), cl::sub(SimulateCommand()),
+    cl::sub(DrawCommand()), cl::cat(category()));
 cl::opt<std::string> mappingFlag(
     "mapping",
     cl::desc("With --topology: place the ranks by 'block' or 'round-robin' mapping"),
     cl::value_desc("MAP"), cl::sub(GenCommand()), cl::sub(VerifyCommand()),
-    cl::sub(CompileCommand()), cl::sub(OptCommand()), cl::sub(DrawCommand()), cl::cat(category()));
+    cl::sub(CompileCommand()), cl::sub(OptCommand()), cl::sub(SimulateCommand()),
+    cl::sub(DrawCommand()), cl::cat(category()));
 
 llvm::Error misuse(const llvm::Twine &message) {
   return llvm::createStringError(llvm::inconvertibleErrorCode(), message.str());
@@ -50,7 +62,40 @@ std::optional<uint32_t> rankCount(llvm::StringRef s) {
 }
 } // namespace
 
-bool isAlgorithmFile(llvm::StringRef path) { return path.endswith(".calgo"); }
+bool isAlgorithm(llvm::StringRef input) {
+  if (input.endswith(".calgo"))
+    return true;
+  return input != "-" && !input.contains('/') && !input.contains('.') &&
+         !llvm::sys::fs::exists(input);
+}
+
+llvm::Expected<const lang::Module *> algorithmFromFlags(llvm::StringRef input) {
+  static std::optional<lang::Module> file;
+  if (input.endswith(".calgo")) {
+    if (!file) {
+      llvm::Expected<lang::Module> m = lang::parseFile(input);
+      if (!m)
+        return m.takeError();
+      file = std::move(*m);
+      file->resolver = &sched::libraryResolver();
+    }
+    return &*file;
+  }
+  std::optional<ir::Collective> c = ir::parseCollective(collective);
+  if (!c)
+    return misuse(llvm::formatv("unknown collective '{0}' (expected allreduce, reduce, "
+                                "reduce_scatter_block, allgather, bcast, scan or exscan; collc "
+                                "list shows the algorithms of each)",
+                                collective.getValue()));
+  if (const sched::Algorithm *a = sched::findAlgorithm(*c, input))
+    return a->module;
+  std::string known;
+  for (const sched::Algorithm &a : sched::algorithms())
+    if (a.collective == *c)
+      known += (known.empty() ? "" : ", ") + a.name.str();
+  return misuse(llvm::formatv("unknown {0} algorithm '{1}' (known: {2}; or a file)", ir::name(*c),
+                              input, known));
+}
 
 llvm::Expected<std::pair<uint32_t, uint32_t>> ranksFromFlags(bool allowRange) {
   if (ranks.empty())
@@ -120,58 +165,94 @@ llvm::Expected<std::shared_ptr<const lang::Layout>> layoutFromFlags(uint32_t p) 
   return layoutOf(**topo, *pl);
 }
 
-llvm::Expected<std::vector<std::pair<std::string, int64_t>>> paramsFromFlags() {
-  std::vector<std::pair<std::string, int64_t>> out;
+llvm::Expected<lang::ParamValues> paramsFromFlags() {
+  lang::ParamValues out;
+  auto isName = [](llvm::StringRef v) {
+    if (v.endswith(".calgo"))
+      return true;
+    if (v.empty() || std::isdigit(static_cast<unsigned char>(v[0])))
+      return false;
+    for (char c : v)
+      if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_')
+        return false;
+    return true;
+  };
   for (const std::string &s : sets) {
     auto [name, value] = llvm::StringRef(s).split('=');
     int64_t v = 0;
-    if (name.empty() || !llvm::StringRef(s).contains('=') || value.getAsInteger(10, v))
-      return misuse(llvm::formatv("--set '{0}' is not NAME=INTEGER", s));
-    out.emplace_back(name.str(), v);
+    if (name.empty() || !llvm::StringRef(s).contains('='))
+      return misuse(llvm::formatv("--set '{0}' is not NAME=VALUE", s));
+    if (!value.getAsInteger(10, v))
+      out.emplace_back(name.str(), lang::ParamValue(v));
+    else if (isName(value))
+      out.emplace_back(name.str(), lang::ParamValue(value.str()));
+    else
+      return misuse(llvm::formatv("--set '{0}': '{1}' is neither an integer nor an "
+                                  "algorithm's name",
+                                  s, value));
   }
   return out;
 }
 
+llvm::Expected<lang::InstantiateOptions> instantiateOptionsFromFlags(uint32_t p,
+                                                                     uint64_t maxOps) {
+  llvm::Expected<lang::ParamValues> params = paramsFromFlags();
+  if (!params)
+    return params.takeError();
+  lang::InstantiateOptions opts;
+  opts.ranks = p;
+  opts.root = root;
+  opts.params = std::move(*params);
+  opts.maxOps = maxOps;
+  opts.resolver = &sched::libraryResolver();
+  llvm::Expected<std::shared_ptr<const lang::Layout>> layout = layoutFromFlags(p);
+  if (!layout)
+    return layout.takeError();
+  opts.layout = std::move(*layout);
+  return opts;
+}
+
 llvm::Error refuseAlgorithmFlags(llvm::StringRef input, bool allowTopology) {
+  // simulate's --topology is also the machine any plan runs on.
+  const bool machine = allowTopology || bool(SimulateCommand());
   if (ranks.empty() && sets.empty() &&
-      (allowTopology || (topologyFlag.empty() && mappingFlag.empty())))
+      (machine || (topologyFlag.empty() && mappingFlag.empty())))
     return llvm::Error::success();
-  return misuse(llvm::formatv("--ranks and --set apply to algorithm files (.calgo), not to the "
-                              "plan '{0}'",
+  return misuse(llvm::formatv("--ranks, --set, --topology and --mapping apply to algorithms "
+                              "(FILE.calgo or a name of collc list), not to the plan '{0}'",
                               input));
 }
 
-llvm::Expected<ir::Plan> loadPlan(llvm::StringRef input, std::optional<lang::Module> *module,
+llvm::Expected<ir::Plan> loadPlan(llvm::StringRef input, const lang::Module **module,
                                   lang::InstantiateOptions *used, uint64_t maxOps) {
-  if (!isAlgorithmFile(input)) {
+  if (!isAlgorithm(input)) {
     if (llvm::Error e = refuseAlgorithmFlags(input))
       return e;
     return ir::readPlanFile(input);
   }
-  llvm::Expected<lang::Module> m = lang::parseFile(input);
+  llvm::Expected<const lang::Module *> m = algorithmFromFlags(input);
   if (!m)
     return m.takeError();
   llvm::Expected<std::pair<uint32_t, uint32_t>> p = ranksFromFlags(/*allowRange=*/false);
   if (!p)
     return p.takeError();
-  llvm::Expected<std::vector<std::pair<std::string, int64_t>>> params = paramsFromFlags();
-  if (!params)
-    return params.takeError();
-  lang::InstantiateOptions opts;
-  opts.ranks = p->first;
-  opts.root = root;
-  opts.params = std::move(*params);
-  opts.maxOps = maxOps;
-  llvm::Expected<std::shared_ptr<const lang::Layout>> layout = layoutFromFlags(opts.ranks);
-  if (!layout)
-    return layout.takeError();
-  opts.layout = std::move(*layout);
-  llvm::Expected<ir::Plan> plan = lang::instantiate(*m, opts);
+  llvm::Expected<lang::InstantiateOptions> opts = instantiateOptionsFromFlags(p->first, maxOps);
+  if (!opts)
+    return opts.takeError();
   if (module)
-    *module = std::move(*m);
+    *module = *m;
   if (used)
-    *used = opts;
-  return plan;
+    *used = *opts;
+  if (input.endswith(".calgo"))
+    return lang::instantiate(**m, *opts);
+  // A library algorithm: the registry words its refusals for the command line.
+  sched::GenOptions g;
+  g.ranks = opts->ranks;
+  g.root = opts->root;
+  g.params = opts->params;
+  g.maxOps = maxOps;
+  g.layout = opts->layout;
+  return sched::generate((*m)->collective, input, g);
 }
 
 void printDiagnostics(std::vector<compiler::Diagnostic> diags, const lang::Module *module,

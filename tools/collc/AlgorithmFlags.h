@@ -1,9 +1,13 @@
-// tools/collc/AlgorithmFlags.h: algorithm files on the command line.
+// tools/collc/AlgorithmFlags.h: algorithms on the command line.
 //
-// `gen`, `verify`, `compile` and `opt` take an algorithm file (a path ending
-// in .calgo, docs/language.md) wherever they take a plan, instantiated for
-// --ranks P [--root R] [--set NAME=VALUE]...; `verify` also takes a range of
-// rank counts (--ranks A..B, both included) and --roots all.
+// `gen`, `verify`, `compile`, `opt`, `simulate` and `draw` take an
+// algorithm wherever they take a plan: an algorithm file (a path ending in
+// .calgo, docs/language.md) or the name of a library algorithm (`collc list`;
+// a name that is no file, with --collective C, default allreduce). Either is
+// instantiated the same way, for --ranks P [--root R] [--set NAME=VALUE]...
+// on --topology T [--mapping M] (default flat); `verify` also takes a range
+// of rank counts (--ranks A..B, both included) and --roots all. `simulate`'s
+// --topology is also the machine it predicts on.
 #ifndef COLLC_TOOLS_ALGORITHMFLAGS_H
 #define COLLC_TOOLS_ALGORITHMFLAGS_H
 
@@ -15,8 +19,14 @@
 
 namespace collc::tool {
 
-/// True for a path naming an algorithm file (ending in .calgo).
-bool isAlgorithmFile(llvm::StringRef path);
+/// True for an input naming an algorithm: a path ending in .calgo, or a
+/// name that is no file and has no '/' or '.' (a library algorithm).
+bool isAlgorithm(llvm::StringRef input);
+
+/// The algorithm `input` names (precondition: isAlgorithm(input)): the parsed
+/// file, or the library's algorithm of --collective; it lives as long as the
+/// process. An error for a file that does not parse or an unknown name.
+llvm::Expected<const lang::Module *> algorithmFromFlags(llvm::StringRef input);
 
 /// The inclusive range of rank counts of --ranks ("8" or "1..64"); an error
 /// when it is missing or malformed, or a range where `allowRange` is false.
@@ -25,38 +35,47 @@ llvm::Expected<std::pair<uint32_t, uint32_t>> ranksFromFlags(bool allowRange);
 /// --root (default 0).
 uint32_t rootFromFlag();
 
-/// Where p ranks sit on --topology, placed by its mapping or --mapping
-/// (block | round-robin by the level inside the outermost); null (flat)
+/// The --topology file with --mapping applied (block | round-robin by the
+/// level inside the outermost); null without --topology. Read once.
+llvm::Expected<const model::Topology *> topologyFromFlags();
+
+/// Where p ranks sit on --topology (topologyFromFlags); null (flat)
 /// without --topology.
 llvm::Expected<std::shared_ptr<const lang::Layout>> layoutFromFlags(uint32_t p);
-
-/// The machine of --topology with --mapping applied (read once); null
-/// without --topology.
-llvm::Expected<const model::Topology *> topologyFromFlags();
 
 /// What an algorithm's topology functions (node(r), ppn...) see of ranks
 /// placed by `pl` on `topo` (an error when two ranks share a slot).
 llvm::Expected<std::shared_ptr<const lang::Layout>> layoutOf(const model::Topology &topo,
                                                              const model::Placement &pl);
 
-/// The --set NAME=VALUE parameters.
-llvm::Expected<std::vector<std::pair<std::string, int64_t>>> paramsFromFlags();
+/// The --set NAME=VALUE parameters: VALUE an integer, or an algorithm's
+/// name (of the library, or a file ending in .calgo) for an algorithm
+/// parameter.
+llvm::Expected<lang::ParamValues> paramsFromFlags();
 
-/// An error when --ranks or --set is given for `input`, a plan file, or
-/// --topology / --mapping unless `allowTopology` (a plan simulated on it).
+/// The options an algorithm is instantiated with for p ranks: --root, --set,
+/// the layout of --topology, the library to resolve runs, `maxOps`.
+llvm::Expected<lang::InstantiateOptions> instantiateOptionsFromFlags(uint32_t p,
+                                                                     uint64_t maxOps);
+
+/// An error when --ranks, --set, --topology or --mapping is given for
+/// `input`, a plan file — --topology and --mapping are accepted where they
+/// are the machine the plan is drawn or simulated on (`allowTopology`, and
+/// always under simulate).
 llvm::Error refuseAlgorithmFlags(llvm::StringRef input, bool allowTopology = false);
 
 /// The plan `input` names: a format-v1 file ("-" = stdin), or an algorithm
-/// file instantiated for --ranks P, --root and --set (which a plan file
-/// refuses), at most `maxOps` ops. `module` receives the parsed algorithm
-/// file, if any, and `used` the options it was instantiated with.
-llvm::Expected<ir::Plan> loadPlan(llvm::StringRef input, std::optional<lang::Module> *module,
+/// (isAlgorithm) instantiated for --ranks P and the other flags (which a plan
+/// file refuses), at most `maxOps` ops. `module` receives the algorithm, if
+/// any, and `used` the options it was instantiated with.
+llvm::Expected<ir::Plan> loadPlan(llvm::StringRef input, const lang::Module **module,
                                   lang::InstantiateOptions *used,
                                   uint64_t maxOps = uint64_t(1) << 24);
 
-/// Prints the diagnostics one a line, each with what the algorithm file's
-/// program was doing when it emitted the op (its loop variables), when the
-/// plan came from `module` instantiated with `opts` and was not transformed.
+/// Prints the diagnostics one a line, each with what the algorithm's program
+/// was doing when it emitted the op (its loop variables, and the runs it is
+/// inside), when the plan came from `module` instantiated with `opts` and was
+/// not transformed.
 void printDiagnostics(std::vector<compiler::Diagnostic> diags, const lang::Module *module,
                       const lang::InstantiateOptions &opts, llvm::raw_ostream &os);
 

@@ -24,7 +24,7 @@ llvm::cl::SubCommand &CompileCommand() {
 
 namespace {
 namespace cl = llvm::cl;
-cl::opt<std::string> input(cl::Positional, cl::Required, cl::desc("FILE.yaml|FILE.calgo|-"),
+cl::opt<std::string> input(cl::Positional, cl::Required, cl::desc("FILE.yaml|FILE.calgo|ALG|-"),
                            cl::sub(CompileCommand()), cl::cat(category()));
 cl::opt<std::string> output("o", cl::Required, cl::desc("Output file (.cplan; - = stdout)"),
                             cl::value_desc("FILE"), cl::sub(CompileCommand()),
@@ -41,7 +41,7 @@ int runCompile() {
   llvm::Expected<compiler::PipelineOptions> opts = pipelineOptionsFromFlags();
   if (!opts)
     return reportMisuse(opts.takeError());
-  std::optional<lang::Module> module;
+  const lang::Module *module = nullptr;
   lang::InstantiateOptions used;
   llvm::Expected<ir::Plan> plan = loadPlan(input, &module, &used);
   if (!plan)
@@ -52,7 +52,7 @@ int runCompile() {
   if (!noVerify) {
     result = compiler::verify(*plan);
     if (!result.proven()) {
-      printDiagnostics(result.diagnostics, module ? &*module : nullptr, used, llvm::errs());
+      printDiagnostics(result.diagnostics, module, used, llvm::errs());
       const size_t n = result.diagnostics.size() + result.dropped;
       llvm::errs() << "collc: refusing to compile '" << inName << "': it does not verify ("
                    << n << (n == 1 ? " error" : " errors")

@@ -38,10 +38,6 @@ cl::opt<std::string> format("format",
                             cl::desc("svg or html (default: from the output file's name)"),
                             cl::value_desc("svg|html"), cl::sub(DrawCommand()),
                             cl::cat(category()));
-cl::opt<std::string> collective("collective",
-                                cl::desc("Collective of a library algorithm (default allreduce)"),
-                                cl::value_desc("C"), cl::init("allreduce"), cl::sub(DrawCommand()),
-                                cl::cat(category()));
 cl::opt<std::string> title("title", cl::desc("Title of the picture (default: the plan's shape)"),
                            cl::value_desc("TEXT"), cl::sub(DrawCommand()), cl::cat(category()));
 cl::opt<std::string> bytesFlag("bytes",
@@ -62,44 +58,8 @@ llvm::Error misuse(const llvm::Twine &message) {
 /// The plan `input` names: a plan file (YAML or .cplan), an algorithm file, or
 /// a library algorithm.
 llvm::Expected<ir::Plan> planFromInput() {
-  if (isAlgorithmFile(input))
+  if (isAlgorithm(input))
     return loadPlan(input, nullptr, nullptr);
-  // A bare name that is no file: an algorithm of the library.
-  if (input != "-" && !llvm::sys::fs::exists(input) && !llvm::StringRef(input).contains('/') &&
-      !llvm::StringRef(input).contains('.')) {
-    std::optional<ir::Collective> c = ir::parseCollective(collective);
-    if (!c)
-      return misuse("unknown collective '" + collective + "'");
-    bool known = false;
-    for (const sched::Algorithm &a : sched::algorithms())
-      known = known || (a.name == input && a.collective == *c);
-    if (!known)
-      return misuse("'" + input + "' is neither a file nor an algorithm of " + collective +
-                    " (collc list shows them)");
-    llvm::Expected<std::pair<uint32_t, uint32_t>> ranks = ranksFromFlags(false);
-    if (!ranks)
-      return ranks.takeError();
-    llvm::Expected<std::vector<std::pair<std::string, int64_t>>> params = paramsFromFlags();
-    if (!params)
-      return params.takeError();
-    sched::GenOptions opts;
-    opts.ranks = ranks->first;
-    opts.root = rootFromFlag();
-    opts.params = std::move(*params);
-    llvm::Expected<std::shared_ptr<const lang::Layout>> layout = layoutFromFlags(opts.ranks);
-    if (!layout)
-      return layout.takeError();
-    if (!*layout)
-      return sched::generate(*c, input, opts);
-    // On a machine: the algorithm file instantiated for it (node(r), ppn...).
-    lang::InstantiateOptions lo;
-    lo.ranks = opts.ranks;
-    lo.root = opts.root;
-    lo.params = opts.params;
-    lo.layout = std::move(*layout);
-    lo.maxOps = sched::defaultMaxOps;
-    return lang::instantiate(*sched::findAlgorithm(*c, input)->module, lo);
-  }
   if (bytesFlag.empty()) {
     llvm::Expected<const model::Topology *> topo = topologyFromFlags();
     if (!topo)

@@ -20,7 +20,7 @@ llvm::cl::SubCommand &OptCommand() {
 
 namespace {
 namespace cl = llvm::cl;
-cl::opt<std::string> input(cl::Positional, cl::Required, cl::desc("FILE|FILE.calgo|-"),
+cl::opt<std::string> input(cl::Positional, cl::Required, cl::desc("FILE|FILE.calgo|ALG|-"),
                            cl::sub(OptCommand()), cl::cat(category()));
 cl::opt<std::string> output("o", cl::desc("Output file (default: standard output)"),
                             cl::value_desc("FILE"), cl::init("-"), cl::sub(OptCommand()),

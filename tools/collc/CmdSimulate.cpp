@@ -32,9 +32,6 @@ namespace {
 namespace cl = llvm::cl;
 cl::opt<std::string> input(cl::Positional, cl::Required, cl::desc("PLAN|FILE.calgo|ALGORITHM"),
                            cl::sub(SimulateCommand()), cl::cat(category()));
-cl::opt<std::string> topologyPath("topology", cl::desc("The machine (collc-topology/1 file)"),
-                                  cl::value_desc("FILE"), cl::sub(SimulateCommand()),
-                                  cl::cat(category()));
 cl::opt<std::string> bytesFlag("bytes",
                                cl::desc("The vector's size in bytes (K, M, G suffixes: "
                                         "powers of 1024)"),
@@ -45,10 +42,6 @@ cl::opt<std::string> dtype("dtype",
                                     "(default double)"),
                            cl::value_desc("T"), cl::init("double"), cl::sub(SimulateCommand()),
                            cl::cat(category()));
-cl::opt<std::string> collective("collective",
-                                cl::desc("Collective of a library algorithm (default allreduce)"),
-                                cl::value_desc("C"), cl::init("allreduce"),
-                                cl::sub(SimulateCommand()), cl::cat(category()));
 cl::opt<bool> json("json", cl::desc("Print the prediction as one JSON object"),
                    cl::sub(SimulateCommand()), cl::cat(category()));
 cl::opt<unsigned> maxPath("max-path",
@@ -59,29 +52,6 @@ cl::opt<unsigned> maxPath("max-path",
 
 llvm::Error misuse(const llvm::Twine &m) {
   return llvm::createStringError(llvm::inconvertibleErrorCode(), m.str());
-}
-
-/// The plan: a plan file, an algorithm file, or a library algorithm's name.
-llvm::Expected<ir::Plan> planFromInput() {
-  if (isAlgorithmFile(input) || input == "-" || llvm::sys::fs::exists(input))
-    return loadPlan(input, nullptr, nullptr);
-  std::optional<ir::Collective> c = ir::parseCollective(collective);
-  if (!c)
-    return misuse(llvm::formatv("unknown collective '{0}'", collective.getValue()));
-  if (!sched::findAlgorithm(*c, input))
-    return misuse(llvm::formatv("'{0}' is neither a file nor an algorithm of {1} (collc list)",
-                                input.getValue(), collective.getValue()));
-  llvm::Expected<std::pair<uint32_t, uint32_t>> ranks = ranksFromFlags(false);
-  if (!ranks)
-    return ranks.takeError();
-  llvm::Expected<std::vector<std::pair<std::string, int64_t>>> params = paramsFromFlags();
-  if (!params)
-    return params.takeError();
-  sched::GenOptions o;
-  o.ranks = ranks->first;
-  o.root = rootFromFlag();
-  o.params = std::move(*params);
-  return sched::generate(*c, input, o);
 }
 
 std::string us(double seconds) { return llvm::formatv("{0:f3} us", seconds * 1e6).str(); }
@@ -283,7 +253,10 @@ void printJson(const ir::Plan &plan, const model::Topology &topo, const model::P
 } // namespace
 
 int runSimulate() {
-  if (topologyPath.empty())
+  llvm::Expected<const model::Topology *> machine = topologyFromFlags();
+  if (!machine)
+    return reportMisuse(machine.takeError());
+  if (!*machine)
     return reportMisuse(misuse("--topology FILE is required"));
   uint64_t bytes = 0;
   if (bytesFlag.empty() || !rt::parseByteCount(bytesFlag.getValue(), bytes))
@@ -295,12 +268,10 @@ int runSimulate() {
     return reportMisuse(misuse(llvm::formatv("--dtype: unknown element type '{0}'",
                                              dtype.getValue())));
   const uint32_t elemBytes = static_cast<uint32_t>(rt::elemSize(*et));
-  llvm::Expected<model::Topology> topo = model::readTopologyFile(topologyPath);
-  if (!topo) {
-    llvm::errs() << "collc: " << llvm::toString(topo.takeError()) << '\n';
-    return Misuse;
-  }
-  llvm::Expected<ir::Plan> plan = planFromInput();
+  // An algorithm is instantiated for this machine (AlgorithmFlags), and
+  // simulated on it placed the same way.
+  const model::Topology *topo = *machine;
+  llvm::Expected<ir::Plan> plan = loadPlan(input, nullptr, nullptr);
   if (!plan)
     return reportReadError(plan.takeError());
   llvm::Expected<model::Placement> pl = model::place(*topo, plan->shape.ranks);

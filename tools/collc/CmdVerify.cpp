@@ -30,13 +30,9 @@ llvm::cl::SubCommand &VerifyCommand() {
 namespace {
 namespace cl = llvm::cl;
 cl::opt<std::string> input(cl::Positional, cl::Required,
-                           cl::desc("FILE|ALG|- (a plan: YAML, .cplan or .cbundle; an "
-                                    "algorithm file, .calgo; or a library algorithm)"),
+                           cl::desc("FILE|ALG|- (a plan: YAML, .cplan or .cbundle; or an "
+                                    "algorithm: a file .calgo or a name of collc list)"),
                            cl::sub(VerifyCommand()), cl::cat(category()));
-cl::opt<std::string> collective("collective",
-                                cl::desc("Collective of a library algorithm (default allreduce)"),
-                                cl::value_desc("C"), cl::init("allreduce"),
-                                cl::sub(VerifyCommand()), cl::cat(category()));
 cl::opt<std::string> cacheDir(
     "cache",
     cl::desc("Also prove the drop-in's compilation of an algorithm and write a proof record "
@@ -227,48 +223,15 @@ bool proveForCache(const lang::Module &m, const lang::InstantiateOptions &o,
   return true;
 }
 
-/// `input` is no file but a library algorithm of --collective.
-bool namesLibraryAlgorithm() {
-  std::optional<ir::Collective> c = ir::parseCollective(collective);
-  return input != "-" && !llvm::sys::fs::exists(input) && c &&
-         sched::findAlgorithm(*c, input) != nullptr;
-}
-
-/// The algorithm `input` names: an algorithm file (parsed into `file`), or a
-/// library algorithm of --collective (when no file of that name exists).
-llvm::Expected<const lang::Module *> algorithmFromInput(std::optional<lang::Module> &file) {
-  if (isAlgorithmFile(input)) {
-    llvm::Expected<lang::Module> m = lang::parseFile(input);
-    if (!m)
-      return m.takeError();
-    file.emplace(std::move(*m));
-    return &*file;
-  }
-  std::optional<ir::Collective> c = ir::parseCollective(collective);
-  if (!c)
-    return llvm::createStringError(llvm::inconvertibleErrorCode(), "unknown collective '%s'",
-                                   collective.c_str());
-  const sched::Algorithm *a = sched::findAlgorithm(*c, input);
-  if (!a)
-    return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                   "'%s' is neither a file nor an algorithm of %s (collc list)",
-                                   input.c_str(), collective.c_str());
-  return a->module;
-}
-
 /// `collc verify FILE.calgo|ALG --ranks A..B [--roots all] [--cache DIR]`.
 int verifyAlgorithm() {
-  std::optional<lang::Module> file;
-  llvm::Expected<const lang::Module *> found = algorithmFromInput(file);
+  llvm::Expected<const lang::Module *> found = algorithmFromFlags(input);
   if (!found)
     return reportMisuse(found.takeError());
   const lang::Module *m = *found;
   llvm::Expected<std::pair<uint32_t, uint32_t>> range = ranksFromFlags(/*allowRange=*/true);
   if (!range)
     return reportMisuse(range.takeError());
-  llvm::Expected<std::vector<std::pair<std::string, int64_t>>> params = paramsFromFlags();
-  if (!params)
-    return reportMisuse(params.takeError());
   const bool allRoots = roots == "all";
   if (!roots.empty() && !allRoots)
     return reportMisuse(llvm::createStringError(llvm::inconvertibleErrorCode(),
@@ -279,8 +242,23 @@ int verifyAlgorithm() {
   uint64_t proven = 0, refused = 0, records = 0;
   bool identical = true;
   std::optional<ir::Shape> shape;
-  std::vector<std::pair<std::string, int64_t>> sortedParams = *params;
-  std::sort(sortedParams.begin(), sortedParams.end());
+  // A proof record names integer parameters only (the drop-in runs library
+  // algorithms with their defaults).
+  std::vector<std::pair<std::string, int64_t>> sortedParams;
+  if (!cacheDir.empty()) {
+    llvm::Expected<lang::ParamValues> params = paramsFromFlags();
+    if (!params)
+      return reportMisuse(params.takeError());
+    for (const auto &[name, value] : *params) {
+      if (value.isAlgorithm())
+        return reportMisuse(llvm::createStringError(
+            llvm::inconvertibleErrorCode(),
+            "--cache: --set %s=%s: a proof record holds integer parameters only",
+            name.c_str(), value.algorithm.c_str()));
+      sortedParams.emplace_back(name, value.number);
+    }
+    std::sort(sortedParams.begin(), sortedParams.end());
+  }
   const std::string sourceHash = dropin::sha256Hex(m->source.text);
   for (uint32_t p = range->first; p <= range->second; ++p) {
     const uint32_t firstRoot = allRoots ? 0 : rootFromFlag();
@@ -292,14 +270,12 @@ int verifyAlgorithm() {
     record.key.ranks = p;
     record.key.params = sortedParams;
     for (uint32_t root = firstRoot; root <= lastRoot; ++root) {
-      lang::InstantiateOptions o;
-      o.ranks = p;
+      llvm::Expected<lang::InstantiateOptions> opts =
+          instantiateOptionsFromFlags(p, uint64_t(1) << 24);
+      if (!opts)
+        return reportMisuse(opts.takeError());
+      lang::InstantiateOptions &o = *opts;
       o.root = root;
-      o.params = *params;
-      llvm::Expected<std::shared_ptr<const lang::Layout>> layout = layoutFromFlags(p);
-      if (!layout)
-        return reportMisuse(layout.takeError());
-      o.layout = std::move(*layout);
       llvm::Expected<bool> ok = lang::accepts(*m, o);
       if (!ok)
         return reportMisuse(ok.takeError());
@@ -322,7 +298,7 @@ int verifyAlgorithm() {
         if (!drawTo.empty())
           drawVerdict(*plan, result, drawTo);
       if (!result.proven()) {
-        printDiagnostics(result.diagnostics, &*m, o, os);
+        printDiagnostics(result.diagnostics, m, o, os);
         printDisproved(result, os);
         os << " for p = " << p << (rooted ? ", root = " + std::to_string(root) : "") << '\n';
         return Refused;
@@ -371,16 +347,16 @@ int runVerify() {
       return reportMisuse(std::move(e));
   // With --cache, input that is no file can only be meant as an algorithm
   // (verifyAlgorithm then says that it is none).
-  if (isAlgorithmFile(input) || namesLibraryAlgorithm() ||
-      (!cacheDir.empty() && input != "-" && !llvm::sys::fs::exists(input)))
+  if (isAlgorithm(input) || (!cacheDir.empty() && input != "-" && !llvm::sys::fs::exists(input)))
     return verifyAlgorithm();
   if (!cacheDir.empty())
     return reportMisuse(llvm::createStringError(
         llvm::inconvertibleErrorCode(),
         "--cache applies to algorithms (an algorithm file or a library algorithm)"));
   if (!roots.empty())
-    return reportMisuse(llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                                "--roots applies to algorithm files (.calgo)"));
+    return reportMisuse(llvm::createStringError(
+        llvm::inconvertibleErrorCode(),
+        "--roots applies to algorithms (FILE.calgo or a name of collc list)"));
   if (llvm::Error e = refuseAlgorithmFlags(input))
     return reportMisuse(std::move(e));
   auto buf = llvm::MemoryBuffer::getFileOrSTDIN(input, /*IsText=*/false);
