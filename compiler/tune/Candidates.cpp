@@ -31,11 +31,15 @@ std::string candidateName(llvm::StringRef algorithm, const lang::ParamValues &pa
 }
 
 /// Every combination of the integer parameters' values, the first parameter
-/// slowest; each as the list of values that differ from the defaults.
-/// Algorithm parameters keep their defaults.
-std::vector<lang::ParamValues> parameterCombinations(const lang::Module &m) {
+/// slowest, with the algorithm parameters at their defaults; then, with the
+/// integer parameters at theirs, each algorithm parameter set to each of its
+/// other choices while the others keep their defaults (one level of a
+/// hierarchy varied at a time: the full product of three levels' choices
+/// would be thousands). Each as the list of values that differ from the
+/// defaults.
+std::vector<lang::ParamValues> parameterCombinations(const sched::Algorithm &a) {
   std::vector<lang::ParamValues> out{{}};
-  for (const lang::Param &p : m.params) {
+  for (const lang::Param &p : a.module->params) {
     if (p.isAlgorithm)
       continue;
     std::vector<lang::ParamValues> next;
@@ -47,6 +51,13 @@ std::vector<lang::ParamValues> parameterCombinations(const lang::Module &m) {
         next.push_back(std::move(c));
       }
     out = std::move(next);
+  }
+  for (const sched::Parameter &p : a.parameters()) {
+    if (!p.isAlgorithm)
+      continue;
+    for (const std::string &choice : p.choices)
+      if (choice != p.defaultAlgorithm)
+        out.push_back({{p.name, lang::ParamValue(choice)}});
   }
   return out;
 }
@@ -78,7 +89,7 @@ llvm::Expected<Enumeration> enumerate(ir::Collective c, const lang::InstantiateO
     if (a.collective != c ||
         (!opts.algorithms.empty() && !llvm::is_contained(opts.algorithms, a.name)))
       continue;
-    for (const auto &params : parameterCombinations(*a.module)) {
+    for (const auto &params : parameterCombinations(a)) {
       lang::InstantiateOptions io = shape;
       io.params = params;
       const std::string base = candidateName(a.name, params, 1);

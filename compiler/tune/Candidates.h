@@ -9,12 +9,16 @@
 //    layout, so a hierarchical algorithm is enumerated only where it fits;
 //  - for each integer parameter, parameterValues(): its default and the
 //    radices 2, 3, 4 and 8, where the file accepts them;
+//  - for each algorithm parameter (the algorithm a hierarchical plan runs at
+//    one level), each of its choices (sched::Parameter::choices) with the
+//    other parameters at their defaults — one level varied at a time, not
+//    the product of every level's choices;
 //  - every segment count of CandidateOptions::segments.
-// Parameterized algorithms plug in through parameterValues: a new kind of
-// parameter (an algorithm to run at one level of a hierarchy, say) gets its
-// domain there, and the product does the rest.
-// The order is fixed — library order, parameter values ascending, segments
-// ascending — so a search is a pure function of its inputs.
+// A choice the sub-shape does not fit (its `require` lines) is listed as not
+// fitting, like an algorithm the shape rules out.
+// The order is fixed — library order, integer values ascending, then the
+// algorithm parameters in file order and their choices in library order,
+// segments ascending — so a search is a pure function of its inputs.
 #ifndef COLLC_COMPILER_TUNE_CANDIDATES_H
 #define COLLC_COMPILER_TUNE_CANDIDATES_H
 
@@ -41,8 +45,10 @@ struct CandidateOptions {
 
 /// One point of the search space.
 struct Candidate {
-  /// "ring", "recursive_multiplying.k4", "chain.seg4": the algorithm, then
-  /// ".NAMEVALUE" for each parameter not at its default, then ".segK".
+  /// "ring", "recursive_multiplying.k4", "multi_leader.inter=ring",
+  /// "chain.seg4": the algorithm, then ".NAMEVALUE" for each integer
+  /// parameter and ".NAME=CHOICE" for each algorithm parameter not at its
+  /// default, then ".segK".
   std::string name;
   const sched::Algorithm *algorithm = nullptr;
   /// Parameters given a value other than their default, in file order.
@@ -50,6 +56,15 @@ struct Candidate {
   unsigned segments = 1;
   /// The plan's estimated ops before pipelining (lang::estimateOps).
   uint64_t estimatedOps = 0;
+
+  /// Whether an algorithm parameter is set away from its default (the
+  /// search compiles these after every default).
+  bool choosesAlgorithms() const {
+    for (const auto &kv : params)
+      if (kv.second.isAlgorithm())
+        return true;
+    return false;
+  }
 };
 
 /// A candidate the shape rules out, and why ("require p == pof2(p) does not

@@ -458,11 +458,16 @@ const CandidateResult *slowerVariantOf(const Candidate &c,
 
 void Search::compileAll(const Context &cx) {
   std::vector<CandidateResult> &cands = result_.candidates;
-  // Cheapest first, so that a budget cut leaves the expensive ones out.
+  // Every algorithm with its default choices at each level first, then the
+  // other choices; cheapest first within each, so that a budget cut leaves
+  // the expensive variants out, not a whole algorithm.
   std::vector<size_t> order(cands.size());
   std::iota(order.begin(), order.end(), 0);
   std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
     const Candidate &x = cands[a].candidate, &y = cands[b].candidate;
+    const bool xv = x.choosesAlgorithms(), yv = y.choosesAlgorithms();
+    if (xv != yv)
+      return yv;
     return x.estimatedOps * x.segments < y.estimatedOps * y.segments;
   });
   size_t done = 0;

@@ -116,6 +116,61 @@ TEST(Tuner, TwoLevelWinsOnceTheReductionItSavesOutweighsItsLatencies) {
   }
 }
 
+/// 4 nodes x 4 ranks whose network link is shared by a node's 4 ranks, with
+/// the network's latency and bandwidth given.
+model::Topology fourByFour(const std::string &network) {
+  return topology("format: collc-topology/1\nname: t4x4\nlevels:\n"
+                  "  - {name: node, size: 4, latency: 0.5us, bandwidth: 10GB/s}\n"
+                  "  - {name: network, size: 4, " +
+                  network + ", share: 4}\nreduce: 5GB/s\n");
+}
+
+const CandidateResult *candidate(const TuneResult &r, const std::string &name) {
+  for (const CandidateResult &c : r.candidates)
+    if (c.name == name)
+      return &c;
+  ADD_FAILURE() << "no candidate " << name;
+  return nullptr;
+}
+
+// On a slow network that a node's ranks share, the flat plans send every
+// rank's vector across it, four to a link; the single-leader plan reduces
+// in the node first and sends one vector per node, so it wins once the
+// bytes through the shared link outweigh its extra rounds in the node. On a
+// fast network the extra rounds cost more than the bytes saved, and a flat
+// plan wins everywhere.
+TEST(Tuner, ASlowSharedNetworkMakesTheSingleLeaderPlanWinAFastOneAFlatPlan) {
+  const std::vector<std::string> algorithms{"recursive_doubling", "ring", "single_leader"};
+  const TuneResult slow =
+      run(fourByFour("latency: 50us, bandwidth: 0.1GB/s"), options(16, algorithms, "8..1M"));
+  ASSERT_FALSE(slow.ranges.empty());
+  EXPECT_EQ(planAt(slow, 0), "recursive_doubling");
+  // single_leader, with its default choices or another one at some level.
+  EXPECT_EQ(planAt(slow, slow.ranges.size() - 1).rfind("single_leader", 0), 0u)
+      << planAt(slow, slow.ranges.size() - 1);
+  const CandidateResult *leader = candidate(slow, "single_leader@t4x4"),
+                        *flat = candidate(slow, "recursive_doubling");
+  ASSERT_TRUE(leader && flat);
+  const SizeTime &l = leader->times.back(), &f = flat->times.back();
+  EXPECT_LT(l.time, f.time);
+  // The saving is the network's bytes: a quarter of the flat plan's.
+  EXPECT_LT(l.terms.bytes[1] * 2, f.terms.bytes[1]);
+
+  const TuneResult fast =
+      run(fourByFour("latency: 1us, bandwidth: 100GB/s"), options(16, algorithms, "8..1M"));
+  // A flat plan beats the single-leader plan (with its default choices) at
+  // every size.
+  const CandidateResult *fastLeader = candidate(fast, "single_leader@t4x4"),
+                        *fastRd = candidate(fast, "recursive_doubling"),
+                        *fastRing = candidate(fast, "ring");
+  ASSERT_TRUE(fastLeader && fastRd && fastRing);
+  ASSERT_EQ(fastLeader->times.size(), fastRd->times.size());
+  for (size_t i = 0; i < fastLeader->times.size(); ++i)
+    EXPECT_LT(std::min(fastRd->times[i].time, fastRing->times[i].time),
+              fastLeader->times[i].time)
+        << "size " << i;
+}
+
 TEST(Tuner, IdenticalInputsGiveIdenticalOutputs) {
   const model::Topology t = twoByTwo("5us");
   TuneOptions o = options(4, {}, "8..256K");
