@@ -73,9 +73,9 @@ struct Usage {
 const Usage usages[] = {
     {"list", "collc list                         algorithms and their properties"},
     {"gen", "collc gen ALG|FILE.calgo [--collective C] --ranks P [--root R] [--set K=V] "
-            "[--max-ops N] [-o FILE]"},
+            "[--topology T [--mapping M]] [--max-ops N] [-o FILE]"},
     {"verify", "collc verify FILE|FILE.cplan|FILE.cbundle|FILE.calgo|ALG|- [--ranks A..B [--root R|--roots all] "
-               "[--set K=V] [--collective C] [--cache DIR]] [--noncommutative] "
+               "[--set K=V] [--topology T [--mapping M]] [--collective C] [--cache DIR]] [--noncommutative] "
                "[--require-identical] [--max-errors N] [--stats]"},
     {"opt", "collc opt FILE|FILE.calgo|- [--ranks P ...] [-O0|-O1|-O2] [--passes=a,b] "
             "[-o FILE] [--print-after-all] [--stats]"},
