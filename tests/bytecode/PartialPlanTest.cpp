@@ -188,10 +188,18 @@ TEST(PartialPlan, MalformedHeadersAreRefusedWithTheirOffset) {
               std::string::npos);
   }
   {
-    rt::LoadedPlan p = good;
-    p.sections[3] = 9;
-    EXPECT_NE(refusal(bytesOf(p)).find("section rank 9 out of range (ranks = 8)"),
-              std::string::npos);
+    // (The encoder asserts its ranks are in range: patch the last section
+    // rank's byte of the header — own 5, 4 sections: 1 4 5 7 — instead.)
+    std::vector<uint8_t> b = bytesOf(good);
+    const uint8_t header[] = {5, 4, 1, 4, 5, 7};
+    auto at = std::search(b.begin() + rt::format::offSize + 4, b.end(), std::begin(header),
+                          std::end(header));
+    ASSERT_NE(at, b.end());
+    at[5] = 9;
+    b.resize(b.size() - 4);
+    rt::appendU32(b, rt::crc32(b));
+    EXPECT_NE(refusal(b).find("section rank 9 out of range (ranks = 8)"), std::string::npos)
+        << refusal(b);
   }
   {
     rt::LoadedPlan p = good;
