@@ -281,8 +281,11 @@ void Verifier::matchMessages() {
 }
 
 void Verifier::checkRaces(bool aliased) {
-  for (uint32_t r = 0; r < shape_.ranks; ++r)
+  for (uint32_t r = 0; r < shape_.ranks; ++r) {
     checkRacesOfRank(r, aliased);
+    if (opts_.stopAtFirstError && diags_.total())
+      return;
+  }
 }
 
 namespace {
@@ -455,21 +458,45 @@ VerifyResult Verifier::run() {
         for (uint32_t pr : graphs_[r].preds(i))
           succ_[fill[gid(r, pr)]++] = gid(r, i);
 
-    matchMessages();
-    checkRaces(false);
-    simulate(false);
-    reportDeadlocks();
-    checkResults();
-    checkIdentical();
-    if (shape_.inPlace) {
-      // Prove it again with in and out aliased; report only what is new.
-      diags_.setBaseline(diags_.diags().size());
-      diags_.aliased = true;
-      checkRaces(true);
-      simulate(true);
+    // With stopAtFirstError the simulation comes before the race check: a
+    // plan with a race is refused either way, and without one the
+    // simulation is the same, while a fault it finds (e.g. `order`, when a
+    // stronger claim is tried) usually shows in the first steps.
+    const bool stop = opts_.stopAtFirstError;
+    auto failed = [&] { return stop && diags_.total() != 0; };
+    racy_.assign(rankOf_.size(), 0);
+    [&] {
+      matchMessages();
+      if (failed())
+        return;
+      if (!stop)
+        checkRaces(false);
+      simulate(false);
+      if (failed())
+        return;
+      reportDeadlocks();
       checkResults();
-      checkIdentical(); // identical must hold both ways
-    }
+      checkIdentical();
+      if (stop) {
+        checkRaces(false);
+        if (failed())
+          return;
+      }
+      if (shape_.inPlace) {
+        // Prove it again with in and out aliased; report only what is new.
+        diags_.setBaseline(diags_.diags().size());
+        diags_.aliased = true;
+        if (!stop)
+          checkRaces(true);
+        simulate(true);
+        if (failed())
+          return;
+        checkResults();
+        checkIdentical(); // identical must hold both ways
+        if (stop)
+          checkRaces(true);
+      }
+    }();
   }
   result.diagnostics = std::move(diags_.diags());
   result.dropped = diags_.dropped();

@@ -27,7 +27,6 @@ struct Access {
 } // namespace
 
 void Verifier::checkRacesOfRank(uint32_t r, bool aliased) {
-  racy_.resize(rankOf_.size(), 0);
   const auto &ops = plan_.programs[r].ops;
   if (ops.size() < 2)
     return;

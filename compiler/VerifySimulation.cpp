@@ -263,6 +263,8 @@ void Verifier::simulate(bool aliased) {
         queue.push_back(succ_[k]);
   };
   for (size_t head = 0; head < queue.size(); ++head) {
+    if (opts_.stopAtFirstError && diags_.total())
+      return;
     uint32_t g = queue[head];
     uint32_t ready = 0;
     for (uint32_t pr : graphs_[rankOf(g)].preds(indexOf(g)))
