@@ -201,7 +201,10 @@ void Verifier::matchMessages() {
   };
   // Message ends as (channel from << 32 | to, global id), sorted: each
   // channel's ends in listing order (ids grow with the listing), channels
-  // in order — one sort instead of a table of per-channel lists.
+  // in order — instead of a table of per-channel lists. Listed rank by rank,
+  // sends are in (from, id) order and receives in (to, id) order, so stable
+  // counting sorts by rank do it in O(ends + p): sends by `to` and then by
+  // `from`, receives by `from`.
   std::vector<std::pair<uint64_t, uint32_t>> sendEnds, recvEnds;
   for (uint32_t r = 0; r < p; ++r) {
     const auto &ops = plan_.programs[r].ops;
@@ -223,8 +226,24 @@ void Verifier::matchMessages() {
     }
   }
   stats_.messages = sendEnds.size();
-  llvm::sort(sendEnds);
-  llvm::sort(recvEnds);
+  {
+    std::vector<std::pair<uint64_t, uint32_t>> tmp;
+    std::vector<uint32_t> at;
+    auto sortBy = [&](std::vector<std::pair<uint64_t, uint32_t>> &v, int shift) {
+      at.assign(p + 1, 0);
+      for (const auto &x : v)
+        ++at[uint32_t(x.first >> shift) + 1];
+      for (uint32_t k = 0; k < p; ++k)
+        at[k + 1] += at[k];
+      tmp.resize(v.size());
+      for (const auto &x : v)
+        tmp[at[uint32_t(x.first >> shift)]++] = x;
+      v.swap(tmp);
+    };
+    sortBy(sendEnds, 0);
+    sortBy(sendEnds, 32);
+    sortBy(recvEnds, 32);
+  }
   size_t si = 0, ri = 0;
   llvm::SmallVector<uint32_t, 8> sends, recvs;
   while (si < sendEnds.size() || ri < recvEnds.size()) {

@@ -119,9 +119,25 @@ private:
   bool aliased_ = false;
   std::vector<std::array<SegmentMap<SymVal>, 3>> bufs_; ///< rank -> in, out, tmp
   std::vector<SegmentMap<uint32_t>> writers_; ///< in-place run: rank -> writer op+1 of out
-  std::vector<uint8_t> state_;   ///< 0 waiting, 1 posted, 2 done
-  std::vector<uint32_t> pending_;
-  std::vector<uint32_t> finish_;
+  /// An op's simulation state, in one record: the simulation visits ranks in
+  /// a wavefront, so separate arrays would cost a cache miss each per op.
+  struct SimOp {
+    uint32_t pending = 0; ///< dependencies not done
+    /// Waiting: the latest finish of its done dependencies; posted: when it
+    /// was posted; done: when it finished.
+    uint32_t time = 0;
+    uint32_t rank = 0;
+    uint32_t succBegin = 0; ///< succBegin_[g] (the end is the next op's)
+    uint32_t partner = noOp; ///< partner_[g]
+    uint8_t state = 0; ///< 0 waiting, 1 posted, 2 done
+    uint8_t racy = 0;  ///< racy_[g]
+  };
+  /// Op g of the simulation (sim_[g]'s copy of rankOf_ and base_).
+  const ir::Op &simOp(uint32_t g) const {
+    const uint32_t r = sim_[g].rank;
+    return plan_.programs[r].ops[g - base_[r]];
+  }
+  std::vector<SimOp> sim_;
   llvm::DenseSet<uint64_t> reported_; ///< (op, class) pairs already reported
   bool report(uint32_t g, DiagClass cls) {
     return reported_.insert((uint64_t(g) << 8) | uint64_t(cls)).second;
