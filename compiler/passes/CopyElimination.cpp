@@ -36,6 +36,8 @@
 #include "compiler/passes/Analysis.h"
 #include "compiler/passes/Pass.h"
 
+#include "llvm/ADT/STLExtras.h"
+
 namespace collc::compiler {
 
 namespace {
@@ -426,6 +428,12 @@ public:
 private:
   /// Applies the first rewrite that is safe, in listing order.
   static bool rewriteOne(ir::Plan &plan, uint32_t r) {
+    // Every rewrite removes a copy or a reduce: without one, nothing to
+    // analyse (a rank's last round, after its copies went, usually).
+    if (llvm::none_of(plan.programs[r].ops, [](const ir::Op &op) {
+          return op.kind == ir::OpKind::Copy || op.kind == ir::OpKind::Reduce;
+        }))
+      return false;
     std::optional<ir::Program> result;
     {
       const RankView v(plan, r);
