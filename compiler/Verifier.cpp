@@ -169,10 +169,12 @@ bool Verifier::checkStructure() {
   }
   base_[shape_.ranks] = static_cast<uint32_t>(total);
   rankOf_.resize(total);
+  size_t combining = 0;
   for (uint32_t r = 0; r < shape_.ranks; ++r) {
     const auto &ops = plan_.programs[r].ops;
     std::fill(rankOf_.begin() + base_[r], rankOf_.begin() + base_[r + 1], r);
-    for (uint32_t i = 0; i < ops.size(); ++i)
+    for (uint32_t i = 0; i < ops.size(); ++i) {
+      combining += ops[i].kind == ir::OpKind::RecvReduce || ops[i].kind == ir::OpKind::Reduce;
       if (std::optional<std::string> e = ir::checkOp(shape_, r, ops, i)) {
         Diagnostic d = opDiag(DiagClass::Invalid, gid(r, i));
         d.slots = ops[i].slots();
@@ -180,7 +182,10 @@ bool Verifier::checkStructure() {
         diags_.add(std::move(d));
         ok = false;
       }
+    }
   }
+  // Each combining op makes about one value (hash-consing shares the rest).
+  values_.reserve(combining);
   return ok;
 }
 
