@@ -168,11 +168,12 @@ bool Verifier::checkStructure() {
     return false;
   }
   base_[shape_.ranks] = static_cast<uint32_t>(total);
-  rankOf_.resize(total);
+  sim_.assign(total, SimOp{});
   size_t combining = 0;
   for (uint32_t r = 0; r < shape_.ranks; ++r) {
     const auto &ops = plan_.programs[r].ops;
-    std::fill(rankOf_.begin() + base_[r], rankOf_.begin() + base_[r + 1], r);
+    for (uint32_t g = base_[r]; g < base_[r + 1]; ++g)
+      sim_[g].rank = r;
     for (uint32_t i = 0; i < ops.size(); ++i) {
       combining += ops[i].kind == ir::OpKind::RecvReduce || ops[i].kind == ir::OpKind::Reduce;
       if (std::optional<std::string> e = ir::checkOp(shape_, r, ops, i)) {
@@ -191,7 +192,6 @@ bool Verifier::checkStructure() {
 
 void Verifier::matchMessages() {
   const uint32_t p = shape_.ranks;
-  partner_.assign(rankOf_.size(), noOp);
   auto badPeer = [&](uint32_t g, const ir::Op &op, uint32_t r) {
     Diagnostic d = opDiag(DiagClass::Mismatch, g);
     d.slots = op.slots();
@@ -265,8 +265,8 @@ void Verifier::matchMessages() {
     size_t n = std::min(sends.size(), recvs.size());
     for (size_t k = 0; k < n; ++k) {
       uint32_t s = sends[k], rv = recvs[k];
-      partner_[s] = rv;
-      partner_[rv] = s;
+      sim_[s].partner = rv;
+      sim_[rv].partner = s;
       const ir::Op &so = opOf(s), &ro = opOf(rv);
       if (so.count == ro.count)
         continue;
@@ -467,20 +467,25 @@ VerifyResult Verifier::run() {
     graphs_.reserve(shape_.ranks);
     for (uint32_t r = 0; r < shape_.ranks; ++r)
       graphs_.emplace_back(plan_.programs[r].ops);
-    std::vector<uint32_t> count(rankOf_.size() + 1, 0);
-    for (uint32_t r = 0; r < shape_.ranks; ++r)
-      for (uint32_t i = 0; i < graphs_[r].size(); ++i)
-        for (uint32_t pr : graphs_[r].preds(i))
-          ++count[gid(r, pr)];
-    succBegin_.assign(rankOf_.size() + 1, 0);
-    for (size_t g = 0; g < rankOf_.size(); ++g)
-      succBegin_[g + 1] = succBegin_[g] + count[g];
-    succ_.resize(succBegin_.back());
-    std::vector<uint32_t> fill(succBegin_.begin(), succBegin_.end() - 1);
-    for (uint32_t r = 0; r < shape_.ranks; ++r)
-      for (uint32_t i = 0; i < graphs_[r].size(); ++i)
-        for (uint32_t pr : graphs_[r].preds(i))
-          succ_[fill[gid(r, pr)]++] = gid(r, i);
+    {
+      const size_t n = sim_.size();
+      std::vector<uint32_t> fill(n, 0); // successor counts, then where the next goes
+      for (uint32_t r = 0; r < shape_.ranks; ++r)
+        for (uint32_t i = 0; i < graphs_[r].size(); ++i)
+          for (uint32_t pr : graphs_[r].preds(i))
+            ++fill[gid(r, pr)];
+      uint32_t edges = 0;
+      for (size_t g = 0; g < n; ++g) {
+        sim_[g].succBegin = edges;
+        edges += fill[g];
+        fill[g] = sim_[g].succBegin;
+      }
+      succ_.resize(edges);
+      for (uint32_t r = 0; r < shape_.ranks; ++r)
+        for (uint32_t i = 0; i < graphs_[r].size(); ++i)
+          for (uint32_t pr : graphs_[r].preds(i))
+            succ_[fill[gid(r, pr)]++] = gid(r, i);
+    }
 
     // With stopAtFirstError the simulation comes before the race check: a
     // plan with a race is refused either way, and without one the
@@ -488,7 +493,6 @@ VerifyResult Verifier::run() {
     // stronger claim is tried) usually shows in the first steps.
     const bool stop = opts_.stopAtFirstError;
     auto failed = [&] { return stop && diags_.total() != 0; };
-    racy_.assign(rankOf_.size(), 0);
     [&] {
       matchMessages();
       if (failed())

@@ -244,18 +244,15 @@ void Verifier::simulate(bool aliased) {
     }
   }
 
-  const size_t n = rankOf_.size();
-  sim_.assign(n, SimOp{});
+  const size_t n = sim_.size();
   std::vector<uint32_t> queue;
   queue.reserve(n);
   for (uint32_t r = 0; r < p; ++r)
     for (uint32_t i = 0, g = base_[r]; g < base_[r + 1]; ++i, ++g) {
       SimOp &so = sim_[g];
-      so.rank = r;
-      so.succBegin = succBegin_[g];
-      so.partner = partner_[g];
-      so.racy = racy_[g];
       so.pending = static_cast<uint32_t>(graphs_[r].preds(i).size());
+      so.time = 0;
+      so.state = 0;
       if (so.pending == 0)
         queue.push_back(g);
     }
@@ -263,7 +260,7 @@ void Verifier::simulate(bool aliased) {
   auto complete = [&](uint32_t g, uint32_t t) {
     sim_[g].state = 2;
     sim_[g].time = t;
-    const uint32_t end = g + 1 < sim_.size() ? sim_[g + 1].succBegin : uint32_t(succ_.size());
+    const uint32_t end = succEnd(g);
     for (uint32_t k = sim_[g].succBegin; k < end; ++k) {
       SimOp &s = sim_[succ_[k]];
       s.time = std::max(s.time, t);
@@ -329,13 +326,13 @@ void Verifier::simulate(bool aliased) {
 }
 
 void Verifier::reportDeadlocks() {
-  const size_t n = rankOf_.size();
+  const size_t n = sim_.size();
   // What a stuck op waits for: a posted message end for its partner; an op
   // not yet posted for a dependency that is not done (a posted one if any,
   // which keeps cycles short).
   auto next = [&](uint32_t g) -> uint32_t {
     if (sim_[g].state == 1)
-      return partner_[g];
+      return sim_[g].partner;
     uint32_t pick = noOp;
     for (uint32_t pr : graphs_[rankOf(g)].preds(indexOf(g))) {
       uint32_t d = base_[rankOf(g)] + pr;
