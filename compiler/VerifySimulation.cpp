@@ -245,8 +245,7 @@ void Verifier::simulate(bool aliased) {
   }
 
   const size_t n = sim_.size();
-  std::vector<uint32_t> queue;
-  queue.reserve(n);
+  std::vector<uint32_t> queue; // FIFO from `head`; the done prefix is dropped now and then
   for (uint32_t r = 0; r < p; ++r)
     for (uint32_t i = 0, g = base_[r]; g < base_[r + 1]; ++i, ++g) {
       SimOp &so = sim_[g];
@@ -271,6 +270,10 @@ void Verifier::simulate(bool aliased) {
   for (size_t head = 0; head < queue.size(); ++head) {
     if (opts_.stopAtFirstError && diags_.total())
       return;
+    if (head >= 4096 && 2 * head >= queue.size()) {
+      queue.erase(queue.begin(), queue.begin() + head);
+      head = 0;
+    }
     // The queue says which ops come next: fetch what they touch ahead, as
     // the ranks' state is far apart in memory (a wavefront over p ranks).
     if (head + 16 < queue.size())
