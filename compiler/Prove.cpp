@@ -21,7 +21,9 @@ Proven proveStrongest(ir::Plan &plan, VerifyOptions opts, const VerifyResult *kn
   auto tryClaim = [&](bool &claim, bool stronger) {
     const bool old = claim;
     claim = stronger;
-    VerifyResult r = verify(plan, opts);
+    VerifyOptions quick = opts;
+    quick.stopAtFirstError = true; // a refused claim is dropped unseen
+    VerifyResult r = verify(plan, quick);
     if (r.proven())
       out.result = std::move(r);
     else

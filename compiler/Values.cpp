@@ -18,16 +18,19 @@ uint32_t ValueTable::internSet(llvm::ArrayRef<RankInterval> set) {
   uint64_t h = llvm::hash_combine_range(
       reinterpret_cast<const uint32_t *>(set.data()),
       reinterpret_cast<const uint32_t *>(set.data() + set.size()));
-  auto &bucket = setIndex_[h];
-  for (uint32_t id : bucket) {
-    auto [b, n] = sets_[id];
-    if (llvm::ArrayRef<RankInterval>(pool_).slice(b, n) == set)
-      return id;
-  }
+  auto [it, fresh] = setIndex_.try_emplace(h, 0);
+  if (!fresh)
+    for (uint32_t id = it->second; id; id = setNext_[id]) {
+      auto [b, n] = sets_[id];
+      if (llvm::ArrayRef<RankInterval>(pool_).slice(b, n) == set)
+        return id;
+    }
   uint32_t id = static_cast<uint32_t>(sets_.size());
   sets_.push_back({static_cast<uint32_t>(pool_.size()), static_cast<uint32_t>(set.size())});
   pool_.insert(pool_.end(), set.begin(), set.end());
-  bucket.push_back(id);
+  setNext_.resize(id + 1, 0);
+  setNext_[id] = it->second;
+  it->second = id;
   return id;
 }
 

@@ -66,6 +66,11 @@ public:
   std::string showTree(ValueId v, size_t limit = 160) const;
 
   size_t size() const { return nodes_.size(); }
+  /// Room for about n combined values (saves growing the tables).
+  void reserve(size_t n) {
+    nodes_.reserve(nodes_.size() + n);
+    combos_.reserve(combos_.size() + n);
+  }
 
 private:
   static constexpr uint32_t leafMark = ~0u;
@@ -83,7 +88,11 @@ private:
   // Sets: intervals in one pool, each set a (begin, size) range of it.
   std::vector<RankInterval> pool_;
   std::vector<std::pair<uint32_t, uint32_t>> sets_;
-  llvm::DenseMap<uint64_t, llvm::SmallVector<uint32_t, 1>> setIndex_;
+  /// Hash -> the last set interned with it; setNext_ chains the others
+  /// (set -> the previous one with its hash, 0 = none: set 0 is the empty
+  /// set, never looked up).
+  llvm::DenseMap<uint64_t, uint32_t> setIndex_;
+  std::vector<uint32_t> setNext_;
   std::vector<RankInterval> scratch_;
 };
 

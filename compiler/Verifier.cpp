@@ -168,11 +168,14 @@ bool Verifier::checkStructure() {
     return false;
   }
   base_[shape_.ranks] = static_cast<uint32_t>(total);
-  rankOf_.resize(total);
+  sim_.assign(total, SimOp{});
+  size_t combining = 0;
   for (uint32_t r = 0; r < shape_.ranks; ++r) {
     const auto &ops = plan_.programs[r].ops;
-    std::fill(rankOf_.begin() + base_[r], rankOf_.begin() + base_[r + 1], r);
-    for (uint32_t i = 0; i < ops.size(); ++i)
+    for (uint32_t g = base_[r]; g < base_[r + 1]; ++g)
+      sim_[g].rank = r;
+    for (uint32_t i = 0; i < ops.size(); ++i) {
+      combining += ops[i].kind == ir::OpKind::RecvReduce || ops[i].kind == ir::OpKind::Reduce;
       if (std::optional<std::string> e = ir::checkOp(shape_, r, ops, i)) {
         Diagnostic d = opDiag(DiagClass::Invalid, gid(r, i));
         d.slots = ops[i].slots();
@@ -180,13 +183,15 @@ bool Verifier::checkStructure() {
         diags_.add(std::move(d));
         ok = false;
       }
+    }
   }
+  // Each combining op makes about one value (hash-consing shares the rest).
+  values_.reserve(combining);
   return ok;
 }
 
 void Verifier::matchMessages() {
   const uint32_t p = shape_.ranks;
-  partner_.assign(rankOf_.size(), noOp);
   auto badPeer = [&](uint32_t g, const ir::Op &op, uint32_t r) {
     Diagnostic d = opDiag(DiagClass::Mismatch, g);
     d.slots = op.slots();
@@ -201,7 +206,10 @@ void Verifier::matchMessages() {
   };
   // Message ends as (channel from << 32 | to, global id), sorted: each
   // channel's ends in listing order (ids grow with the listing), channels
-  // in order — one sort instead of a table of per-channel lists.
+  // in order — instead of a table of per-channel lists. Listed rank by rank,
+  // sends are in (from, id) order and receives in (to, id) order, so stable
+  // counting sorts by rank do it in O(ends + p): sends by `to` and then by
+  // `from`, receives by `from`.
   std::vector<std::pair<uint64_t, uint32_t>> sendEnds, recvEnds;
   for (uint32_t r = 0; r < p; ++r) {
     const auto &ops = plan_.programs[r].ops;
@@ -223,8 +231,24 @@ void Verifier::matchMessages() {
     }
   }
   stats_.messages = sendEnds.size();
-  llvm::sort(sendEnds);
-  llvm::sort(recvEnds);
+  {
+    std::vector<std::pair<uint64_t, uint32_t>> tmp;
+    std::vector<uint32_t> at;
+    auto sortBy = [&](std::vector<std::pair<uint64_t, uint32_t>> &v, int shift) {
+      at.assign(p + 1, 0);
+      for (const auto &x : v)
+        ++at[uint32_t(x.first >> shift) + 1];
+      for (uint32_t k = 0; k < p; ++k)
+        at[k + 1] += at[k];
+      tmp.resize(v.size());
+      for (const auto &x : v)
+        tmp[at[uint32_t(x.first >> shift)]++] = x;
+      v.swap(tmp);
+    };
+    sortBy(sendEnds, 0);
+    sortBy(sendEnds, 32);
+    sortBy(recvEnds, 32);
+  }
   size_t si = 0, ri = 0;
   llvm::SmallVector<uint32_t, 8> sends, recvs;
   while (si < sendEnds.size() || ri < recvEnds.size()) {
@@ -241,8 +265,8 @@ void Verifier::matchMessages() {
     size_t n = std::min(sends.size(), recvs.size());
     for (size_t k = 0; k < n; ++k) {
       uint32_t s = sends[k], rv = recvs[k];
-      partner_[s] = rv;
-      partner_[rv] = s;
+      sim_[s].partner = rv;
+      sim_[rv].partner = s;
       const ir::Op &so = opOf(s), &ro = opOf(rv);
       if (so.count == ro.count)
         continue;
@@ -281,8 +305,11 @@ void Verifier::matchMessages() {
 }
 
 void Verifier::checkRaces(bool aliased) {
-  for (uint32_t r = 0; r < shape_.ranks; ++r)
+  for (uint32_t r = 0; r < shape_.ranks; ++r) {
     checkRacesOfRank(r, aliased);
+    if (opts_.stopAtFirstError && diags_.total())
+      return;
+  }
 }
 
 namespace {
@@ -440,36 +467,64 @@ VerifyResult Verifier::run() {
     graphs_.reserve(shape_.ranks);
     for (uint32_t r = 0; r < shape_.ranks; ++r)
       graphs_.emplace_back(plan_.programs[r].ops);
-    std::vector<uint32_t> count(rankOf_.size() + 1, 0);
-    for (uint32_t r = 0; r < shape_.ranks; ++r)
-      for (uint32_t i = 0; i < graphs_[r].size(); ++i)
-        for (uint32_t pr : graphs_[r].preds(i))
-          ++count[gid(r, pr)];
-    succBegin_.assign(rankOf_.size() + 1, 0);
-    for (size_t g = 0; g < rankOf_.size(); ++g)
-      succBegin_[g + 1] = succBegin_[g] + count[g];
-    succ_.resize(succBegin_.back());
-    std::vector<uint32_t> fill(succBegin_.begin(), succBegin_.end() - 1);
-    for (uint32_t r = 0; r < shape_.ranks; ++r)
-      for (uint32_t i = 0; i < graphs_[r].size(); ++i)
-        for (uint32_t pr : graphs_[r].preds(i))
-          succ_[fill[gid(r, pr)]++] = gid(r, i);
-
-    matchMessages();
-    checkRaces(false);
-    simulate(false);
-    reportDeadlocks();
-    checkResults();
-    checkIdentical();
-    if (shape_.inPlace) {
-      // Prove it again with in and out aliased; report only what is new.
-      diags_.setBaseline(diags_.diags().size());
-      diags_.aliased = true;
-      checkRaces(true);
-      simulate(true);
-      checkResults();
-      checkIdentical(); // identical must hold both ways
+    {
+      const size_t n = sim_.size();
+      std::vector<uint32_t> fill(n, 0); // successor counts, then where the next goes
+      for (uint32_t r = 0; r < shape_.ranks; ++r)
+        for (uint32_t i = 0; i < graphs_[r].size(); ++i)
+          for (uint32_t pr : graphs_[r].preds(i))
+            ++fill[gid(r, pr)];
+      uint32_t edges = 0;
+      for (size_t g = 0; g < n; ++g) {
+        sim_[g].succBegin = edges;
+        edges += fill[g];
+        fill[g] = sim_[g].succBegin;
+      }
+      succ_.resize(edges);
+      for (uint32_t r = 0; r < shape_.ranks; ++r)
+        for (uint32_t i = 0; i < graphs_[r].size(); ++i)
+          for (uint32_t pr : graphs_[r].preds(i))
+            succ_[fill[gid(r, pr)]++] = gid(r, i);
     }
+
+    // With stopAtFirstError the simulation comes before the race check: a
+    // plan with a race is refused either way, and without one the
+    // simulation is the same, while a fault it finds (e.g. `order`, when a
+    // stronger claim is tried) usually shows in the first steps.
+    const bool stop = opts_.stopAtFirstError;
+    auto failed = [&] { return stop && diags_.total() != 0; };
+    [&] {
+      matchMessages();
+      if (failed())
+        return;
+      if (!stop)
+        checkRaces(false);
+      simulate(false);
+      if (failed())
+        return;
+      reportDeadlocks();
+      checkResults();
+      checkIdentical();
+      if (stop) {
+        checkRaces(false);
+        if (failed())
+          return;
+      }
+      if (shape_.inPlace) {
+        // Prove it again with in and out aliased; report only what is new.
+        diags_.setBaseline(diags_.diags().size());
+        diags_.aliased = true;
+        if (!stop)
+          checkRaces(true);
+        simulate(true);
+        if (failed())
+          return;
+        checkResults();
+        checkIdentical(); // identical must hold both ways
+        if (stop)
+          checkRaces(true);
+      }
+    }();
   }
   result.diagnostics = std::move(diags_.diags());
   result.dropped = diags_.dropped();

@@ -57,6 +57,11 @@ struct VerifyOptions {
   bool requireIdentical = false;
   /// Keep at most this many diagnostics (0 = no limit); the rest are counted.
   unsigned maxErrors = 20;
+  /// Only whether the plan is proven matters: stop at the first problem
+  /// found. A proven plan's result is the same as without it; an unproven
+  /// one's holds some of its diagnostics (not necessarily those a full run
+  /// reports first) and partial stats.
+  bool stopAtFirstError = false;
 };
 
 /// Measurements of a plan, filled in whenever the plan is well-formed.

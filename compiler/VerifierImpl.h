@@ -59,10 +59,10 @@ public:
 
   // --- shared helpers -----------------------------------------------------
   uint32_t gid(uint32_t rank, uint32_t op) const { return base_[rank] + op; }
-  uint32_t rankOf(uint32_t g) const { return rankOf_[g]; }
-  uint32_t indexOf(uint32_t g) const { return g - base_[rankOf_[g]]; }
+  uint32_t rankOf(uint32_t g) const { return sim_[g].rank; }
+  uint32_t indexOf(uint32_t g) const { return g - base_[sim_[g].rank]; }
   const ir::Op &opOf(uint32_t g) const {
-    return plan_.programs[rankOf_[g]].ops[indexOf(g)];
+    return plan_.programs[sim_[g].rank].ops[indexOf(g)];
   }
   /// A diagnostic about op g (its rank, index and text filled in).
   Diagnostic opDiag(DiagClass cls, uint32_t g) const;
@@ -107,11 +107,8 @@ private:
 
   // Ops, numbered globally.
   std::vector<uint32_t> base_;   ///< rank -> first global id
-  std::vector<uint32_t> rankOf_; ///< global id -> rank
   std::vector<ir::DepGraph> graphs_;
-  std::vector<uint32_t> succBegin_, succ_; ///< global successor lists
-  std::vector<uint32_t> partner_;          ///< matched op of a message end, or noOp
-  std::vector<uint8_t> racy_;              ///< op takes part in a reported race
+  std::vector<uint32_t> succ_; ///< global successor lists (from SimOp::succBegin)
   bool mismatched_ = false;
 
   // Simulation state.
@@ -119,9 +116,25 @@ private:
   bool aliased_ = false;
   std::vector<std::array<SegmentMap<SymVal>, 3>> bufs_; ///< rank -> in, out, tmp
   std::vector<SegmentMap<uint32_t>> writers_; ///< in-place run: rank -> writer op+1 of out
-  std::vector<uint8_t> state_;   ///< 0 waiting, 1 posted, 2 done
-  std::vector<uint32_t> pending_;
-  std::vector<uint32_t> finish_;
+  /// What the verifier keeps of op g (its global id), in one record: the
+  /// simulation visits ranks in a wavefront, so separate arrays would cost
+  /// a cache miss each per op.
+  struct SimOp {
+    uint32_t rank = 0;
+    uint32_t succBegin = 0;  ///< its successors: succ_[succBegin, next op's succBegin)
+    uint32_t partner = noOp; ///< matched op of a message end, or noOp
+    uint32_t pending = 0;    ///< simulation: dependencies not done
+    /// Simulation, waiting: the latest finish of its done dependencies;
+    /// posted: when it was posted; done: when it finished.
+    uint32_t time = 0;
+    uint8_t state = 0; ///< simulation: 0 waiting, 1 posted, 2 done
+    uint8_t racy = 0;  ///< takes part in a reported race
+  };
+  uint32_t succEnd(uint32_t g) const {
+    return g + 1 < sim_.size() ? sim_[g + 1].succBegin : static_cast<uint32_t>(succ_.size());
+  }
+  const ir::Op &simOp(uint32_t g) const { return opOf(g); }
+  std::vector<SimOp> sim_;
   llvm::DenseSet<uint64_t> reported_; ///< (op, class) pairs already reported
   bool report(uint32_t g, DiagClass cls) {
     return reported_.insert((uint64_t(g) << 8) | uint64_t(cls)).second;

@@ -27,7 +27,6 @@ struct Access {
 } // namespace
 
 void Verifier::checkRacesOfRank(uint32_t r, bool aliased) {
-  racy_.resize(rankOf_.size(), 0);
   const auto &ops = plan_.programs[r].ops;
   if (ops.size() < 2)
     return;
@@ -49,7 +48,7 @@ void Verifier::checkRacesOfRank(uint32_t r, bool aliased) {
     if (!reportedPairs.insert((uint64_t(i) << 32) | other).second)
       return;
     // What the two ops compute depends on timing: poison it downstream.
-    racy_[gid(r, i)] = racy_[gid(r, other)] = 1;
+    sim_[gid(r, i)].racy = sim_[gid(r, other)].racy = 1;
     Diagnostic d = opDiag(DiagClass::Race, gid(r, i));
     d.slots = where;
     d.message = llvm::formatv("{0} {1} while op {2} ({3}) may still {4} it; no dependency "

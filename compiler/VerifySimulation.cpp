@@ -31,7 +31,7 @@ void Verifier::readRange(uint32_t rank, const ir::Slots &s,
 
 void Verifier::readChecked(uint32_t g, const ir::Slots &s,
                            llvm::SmallVectorImpl<Piece> &out) {
-  const uint32_t rank = rankOf(g);
+  const uint32_t rank = sim_[g].rank;
   readRange(rank, s, out);
   Loc L = locate(rank, s.buf);
   uint32_t t = 0;
@@ -72,9 +72,9 @@ void Verifier::readChecked(uint32_t g, const ir::Slots &s,
 }
 
 void Verifier::writeRange(uint32_t g, const ir::Slots &s, llvm::ArrayRef<Piece> pieces) {
-  const uint32_t rank = rankOf(g);
+  const uint32_t rank = sim_[g].rank;
   Loc L = locate(rank, s.buf);
-  bool poison = racy_[g] != 0;
+  bool poison = sim_[g].racy != 0;
   if (s.buf == ir::Buffer::In) {
     if (report(g, DiagClass::InputWrite)) {
       Diagnostic d = opDiag(DiagClass::InputWrite, g);
@@ -195,7 +195,7 @@ void Verifier::combineInto(uint32_t g, const ir::Slots &operand, const ir::Slots
 }
 
 void Verifier::executeLocal(uint32_t g) {
-  const ir::Op &op = opOf(g);
+  const ir::Op &op = simOp(g);
   llvm::SmallVector<Piece, 8> src;
   readChecked(g, op.srcSlots(), src);
   if (op.kind == ir::OpKind::Copy)
@@ -205,10 +205,10 @@ void Verifier::executeLocal(uint32_t g) {
 }
 
 void Verifier::transfer(uint32_t send, uint32_t recv) {
-  const ir::Op &so = opOf(send), &ro = opOf(recv);
+  const ir::Op &so = simOp(send), &ro = simOp(recv);
   llvm::SmallVector<Piece, 8> payload;
   readChecked(send, so.slots(), payload);
-  if (so.count != ro.count || racy_[send]) { // reported as a mismatch or race
+  if (so.count != ro.count || sim_[send].racy) { // reported as a mismatch or race
     payload.clear();
     payload.push_back({ro.count, poisonValue, 0});
   }
@@ -244,41 +244,64 @@ void Verifier::simulate(bool aliased) {
     }
   }
 
-  const size_t n = rankOf_.size();
-  state_.assign(n, 0);
-  pending_.assign(n, 0);
-  finish_.assign(n, 0);
-  std::vector<uint32_t> queue;
-  queue.reserve(n);
-  for (uint32_t g = 0; g < n; ++g) {
-    pending_[g] = static_cast<uint32_t>(graphs_[rankOf(g)].preds(indexOf(g)).size());
-    if (pending_[g] == 0)
-      queue.push_back(g);
-  }
+  const size_t n = sim_.size();
+  std::vector<uint32_t> queue; // FIFO from `head`; the done prefix is dropped now and then
+  for (uint32_t r = 0; r < p; ++r)
+    for (uint32_t i = 0, g = base_[r]; g < base_[r + 1]; ++i, ++g) {
+      SimOp &so = sim_[g];
+      so.pending = static_cast<uint32_t>(graphs_[r].preds(i).size());
+      so.time = 0;
+      so.state = 0;
+      if (so.pending == 0)
+        queue.push_back(g);
+    }
+  // A done op's successors become ready no earlier than it finished.
   auto complete = [&](uint32_t g, uint32_t t) {
-    state_[g] = 2;
-    finish_[g] = t;
-    for (uint32_t k = succBegin_[g]; k < succBegin_[g + 1]; ++k)
-      if (--pending_[succ_[k]] == 0)
+    sim_[g].state = 2;
+    sim_[g].time = t;
+    const uint32_t end = succEnd(g);
+    for (uint32_t k = sim_[g].succBegin; k < end; ++k) {
+      SimOp &s = sim_[succ_[k]];
+      s.time = std::max(s.time, t);
+      if (--s.pending == 0)
         queue.push_back(succ_[k]);
+    }
   };
   for (size_t head = 0; head < queue.size(); ++head) {
+    if (opts_.stopAtFirstError && diags_.total())
+      return;
+    if (head >= 4096 && 2 * head >= queue.size()) {
+      queue.erase(queue.begin(), queue.begin() + head);
+      head = 0;
+    }
+    // The queue says which ops come next: fetch what they touch ahead, as
+    // the ranks' state is far apart in memory (a wavefront over p ranks).
+    if (head + 16 < queue.size())
+      __builtin_prefetch(&sim_[queue[head + 16]]);
+    if (head + 8 < queue.size()) {
+      const uint32_t ahead = queue[head + 8];
+      const SimOp &sa = sim_[ahead];
+      __builtin_prefetch(&plan_.programs[sa.rank].ops[ahead - base_[sa.rank]]);
+      __builtin_prefetch(&succ_[sa.succBegin]);
+      if (sa.partner != noOp)
+        __builtin_prefetch(&sim_[sa.partner]);
+      for (const SegmentMap<SymVal> &m : bufs_[sa.rank])
+        m.prefetch();
+    }
     uint32_t g = queue[head];
-    uint32_t ready = 0;
-    for (uint32_t pr : graphs_[rankOf(g)].preds(indexOf(g)))
-      ready = std::max(ready, finish_[base_[rankOf(g)] + pr]);
-    const ir::Op &op = opOf(g);
+    SimOp &so = sim_[g];
+    const uint32_t ready = so.time;
+    const ir::Op &op = plan_.programs[so.rank].ops[g - base_[so.rank]];
     if (!ir::isMessage(op.kind)) {
       executeLocal(g);
       complete(g, ready + 1);
       continue;
     }
-    state_[g] = 1;
-    finish_[g] = ready; // while posted: the time it was posted
-    uint32_t q = partner_[g];
-    if (q == noOp || state_[q] != 1)
+    so.state = 1; // posted at `ready`
+    uint32_t q = so.partner;
+    if (q == noOp || sim_[q].state != 1)
       continue;
-    uint32_t t = std::max(ready, finish_[q]) + 1;
+    uint32_t t = std::max(ready, sim_[q].time) + 1;
     if (op.kind == ir::OpKind::Send)
       transfer(g, q);
     else
@@ -290,7 +313,7 @@ void Verifier::simulate(bool aliased) {
   // would have written poisoned, so nothing downstream is reported again.
   for (uint32_t g = 0; g < n; ++g) {
     const ir::Op &op = opOf(g);
-    if (state_[g] != 2 && ir::writesBuf(op.kind)) {
+    if (sim_[g].state != 2 && ir::writesBuf(op.kind)) {
       ir::Slots w = op.dstSlots();
       Loc L = locate(rankOf(g), w.buf);
       L.map->assign(w.chunk + L.offset, w.end() + L.offset, SymVal{poisonValue, 0});
@@ -299,26 +322,26 @@ void Verifier::simulate(bool aliased) {
   if (!aliased) {
     uint32_t longest = 0;
     for (uint32_t g = 0; g < n; ++g)
-      if (state_[g] == 2)
-        longest = std::max(longest, finish_[g]);
+      if (sim_[g].state == 2)
+        longest = std::max(longest, sim_[g].time);
     stats_.criticalPath = longest;
   }
 }
 
 void Verifier::reportDeadlocks() {
-  const size_t n = rankOf_.size();
+  const size_t n = sim_.size();
   // What a stuck op waits for: a posted message end for its partner; an op
   // not yet posted for a dependency that is not done (a posted one if any,
   // which keeps cycles short).
   auto next = [&](uint32_t g) -> uint32_t {
-    if (state_[g] == 1)
-      return partner_[g];
+    if (sim_[g].state == 1)
+      return sim_[g].partner;
     uint32_t pick = noOp;
     for (uint32_t pr : graphs_[rankOf(g)].preds(indexOf(g))) {
       uint32_t d = base_[rankOf(g)] + pr;
-      if (state_[d] == 2)
+      if (sim_[d].state == 2)
         continue;
-      if (state_[d] == 1)
+      if (sim_[d].state == 1)
         return d;
       if (pick == noOp)
         pick = d;
@@ -330,11 +353,11 @@ void Verifier::reportDeadlocks() {
   size_t stuck = 0;
   bool cycleFound = false;
   for (uint32_t g0 = 0; g0 < n; ++g0) {
-    if (state_[g0] == 2 || color[g0])
+    if (sim_[g0].state == 2 || color[g0])
       continue;
     path.clear();
     uint32_t g = g0;
-    while (g != noOp && color[g] == 0 && state_[g] != 2) {
+    while (g != noOp && color[g] == 0 && sim_[g].state != 2) {
       color[g] = 1;
       path.push_back(g);
       g = next(g);

@@ -36,6 +36,8 @@
 #include "compiler/passes/Analysis.h"
 #include "compiler/passes/Pass.h"
 
+#include "llvm/ADT/STLExtras.h"
+
 namespace collc::compiler {
 
 namespace {
@@ -55,16 +57,35 @@ public:
     for (Entry &e : entries_)
       e.end = std::min(e.end, size);
     llvm::erase_if(entries_, [](const Entry &e) { return e.begin >= e.end; });
-    for (const Entry &e : entries_) {
-      bounds_.push_back(e.begin);
-      bounds_.push_back(e.end);
+    // The bounds, sorted and unique, and each one's segment: by marking
+    // them in a table of the space's slots when it is not much larger than
+    // the accesses (a ring's p chunks, 4p accesses), else by sorting and
+    // searching.
+    const bool dense = size_t(size) <= 4 * entries_.size();
+    std::vector<uint32_t> segAt;
+    if (dense) {
+      segAt.assign(size_t(size) + 1, 0);
+      for (const Entry &e : entries_)
+        segAt[e.begin] = segAt[e.end] = 1;
+      for (uint32_t x = 0; x <= size; ++x)
+        if (segAt[x]) {
+          segAt[x] = static_cast<uint32_t>(bounds_.size());
+          bounds_.push_back(x);
+        }
+    } else {
+      for (const Entry &e : entries_) {
+        bounds_.push_back(e.begin);
+        bounds_.push_back(e.end);
+      }
+      llvm::sort(bounds_);
+      bounds_.erase(std::unique(bounds_.begin(), bounds_.end()), bounds_.end());
     }
-    llvm::sort(bounds_);
-    bounds_.erase(std::unique(bounds_.begin(), bounds_.end()), bounds_.end());
     if (bounds_.empty())
       return;
     start_.assign(bounds_.size(), 0);
     auto segs = [&](const Entry &e) {
+      if (dense)
+        return std::make_pair(size_t(segAt[e.begin]), size_t(segAt[e.end]));
       return std::make_pair(segment(e.begin), segment(e.end));
     };
     for (const Entry &e : entries_) {
@@ -426,6 +447,12 @@ public:
 private:
   /// Applies the first rewrite that is safe, in listing order.
   static bool rewriteOne(ir::Plan &plan, uint32_t r) {
+    // Every rewrite removes a copy or a reduce: without one, nothing to
+    // analyse (a rank's last round, after its copies went, usually).
+    if (llvm::none_of(plan.programs[r].ops, [](const ir::Op &op) {
+          return op.kind == ir::OpKind::Copy || op.kind == ir::OpKind::Reduce;
+        }))
+      return false;
     std::optional<ir::Program> result;
     {
       const RankView v(plan, r);

@@ -35,7 +35,7 @@ llvm::Error PassManager::run(ir::Plan &plan) {
     last = std::move(r);
   }
   for (const std::unique_ptr<Pass> &pass : passes_) {
-    ir::Plan before = opts_.verifyEach ? plan : ir::Plan{};
+    ir::Plan before = opts_.verifyEach && opts_.keepLastProven ? plan : ir::Plan{};
     if (!pass->run(plan))
       continue;
     if (opts_.printAfterAll) {
@@ -46,7 +46,8 @@ llvm::Error PassManager::run(ir::Plan &plan) {
       continue;
     VerifyResult r = verify(plan, vo);
     if (!r.proven()) {
-      plan = std::move(before);
+      if (opts_.keepLastProven)
+        plan = std::move(before);
       return llvm::createStringError(
           llvm::inconvertibleErrorCode(),
           failure(llvm::formatv("pass '{0}' broke the plan: its result does not verify",

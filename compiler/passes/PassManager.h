@@ -32,6 +32,10 @@ struct PassManagerOptions {
   /// With verifyEach: receives the verification of the result (the input's
   /// when no pass changed it), so the caller need not prove it again.
   std::optional<VerifyResult> *resultProof = nullptr;
+  /// With verifyEach: keep a copy of the last proven plan to give back when a
+  /// pass breaks it. A caller that drops the plan on an error (optimize)
+  /// turns it off and saves a copy of the whole plan at the peak.
+  bool keepLastProven = true;
 };
 
 /// An ordered list of passes.
@@ -42,7 +46,8 @@ public:
   void add(std::unique_ptr<Pass> pass) { passes_.push_back(std::move(pass)); }
 
   /// Runs every pass on `plan`. Fails when the input does not verify or a
-  /// pass breaks it (verifyEach); `plan` then holds the last proven version.
+  /// pass breaks it (verifyEach); `plan` then holds the last proven version
+  /// (with keepLastProven; without it, the broken one).
   llvm::Error run(ir::Plan &plan);
 
 private:

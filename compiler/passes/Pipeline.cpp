@@ -117,6 +117,7 @@ llvm::Expected<ir::Plan> optimize(ir::Plan plan, const PipelineOptions &opts) {
   pmo.printAfterAll = opts.printAfterAll;
   pmo.inputProof = opts.inputProof;
   pmo.resultProof = opts.resultProof;
+  pmo.keepLastProven = false; // an error drops the plan
   PassManager pm(pmo);
   for (const std::string &n : *names)
     pm.add(createPass(n, opts));

@@ -65,4 +65,36 @@ TEST(SegmentMap, MatchesAFlatArrayUnderRandomAssignments) {
   }
 }
 
+// Thousands of runs: blocks split, empty and merge across their borders.
+TEST(SegmentMap, MatchesAFlatArrayWithManyRuns) {
+  std::mt19937 rng(7);
+  for (int round = 0; round < 4; ++round) {
+    const uint32_t n = 3000;
+    SegmentMap<int> m(n, 0);
+    std::vector<int> ref(n, 0);
+    for (int k = 0; k < 20000; ++k) {
+      // Mostly short ranges (many runs), now and then a long one.
+      uint32_t b = rng() % n;
+      uint32_t len = k % 97 == 0 ? 1 + rng() % n : 1 + rng() % 4;
+      uint32_t e = std::min(n, b + len);
+      int v = int(rng() % (round + 2));
+      m.assign(b, e, v);
+      std::fill(ref.begin() + b, ref.begin() + e, v);
+      if (k % 500 == 0 || k > 19990) {
+        ASSERT_EQ(flatten(m), ref);
+        size_t runs = 1;
+        for (uint32_t i = 1; i < n; ++i)
+          runs += ref[i] != ref[i - 1];
+        EXPECT_EQ(runs, m.segments());
+        for (uint32_t i = 0; i < n; i += 37)
+          EXPECT_EQ(m.at(i), ref[i]);
+        uint32_t vb = rng() % n, ve = vb + rng() % (n - vb + 1);
+        std::vector<int> part;
+        m.visit(vb, ve, [&](uint32_t rb, uint32_t re, int x) { part.insert(part.end(), re - rb, x); });
+        EXPECT_EQ(part, std::vector<int>(ref.begin() + vb, ref.begin() + ve));
+      }
+    }
+  }
+}
+
 } // namespace

@@ -5,6 +5,8 @@
 #include "ir/PlanBuilder.h"
 #include "ir/PlanIO.h"
 
+#include "llvm/Support/FileSystem.h"
+
 #include <gtest/gtest.h>
 
 using namespace collc;
@@ -159,6 +161,43 @@ TEST(VerifierDiagnostics, CountsStatsOfAProvenPlan) {
   EXPECT_EQ(r.stats.scratch, 2u);
   // copy/messages (1), then two dependent reduces.
   EXPECT_EQ(r.stats.criticalPath, 3u);
+}
+
+// stopAtFirstError (proveStrongest's tried claims): a refused plan stays
+// refused, a proven one gives the full result.
+TEST(VerifierDiagnostics, StoppingAtTheFirstErrorKeepsTheVerdict) {
+  std::error_code ec;
+  const std::string dir = std::string(COLLC_SOURCE_DIR) + "/tests/lit/verifier";
+  size_t files = 0;
+  for (llvm::sys::fs::directory_iterator it(dir, ec), end; it != end && !ec;
+       it.increment(ec)) {
+    if (!llvm::StringRef(it->path()).endswith(".yaml"))
+      continue;
+    llvm::Expected<ir::Plan> plan = ir::readPlanFile(it->path());
+    if (!plan) {
+      llvm::consumeError(plan.takeError());
+      continue;
+    }
+    ++files;
+    for (bool noncommutative : {false, true}) {
+      SCOPED_TRACE(it->path() + (noncommutative ? " (noncommutative)" : ""));
+      compiler::VerifyOptions opts;
+      opts.noncommutative = noncommutative;
+      const compiler::VerifyResult full = compiler::verify(*plan, opts);
+      opts.stopAtFirstError = true;
+      const compiler::VerifyResult quick = compiler::verify(*plan, opts);
+      EXPECT_EQ(quick.proven(), full.proven());
+      if (full.proven()) {
+        EXPECT_EQ(quick.stats.ops, full.stats.ops);
+        EXPECT_EQ(quick.stats.messages, full.stats.messages);
+        EXPECT_EQ(quick.stats.criticalPath, full.stats.criticalPath);
+        EXPECT_EQ(quick.stats.identical, full.stats.identical);
+      } else {
+        EXPECT_FALSE(quick.diagnostics.empty());
+      }
+    }
+  }
+  EXPECT_GT(files, 20u);
 }
 
 } // namespace
