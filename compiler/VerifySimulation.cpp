@@ -276,15 +276,17 @@ void Verifier::simulate(bool aliased) {
     }
     // The queue says which ops come next: fetch what they touch ahead, as
     // the ranks' state is far apart in memory (a wavefront over p ranks).
+    // (Addresses by pointer arithmetic, not operator[]: an op without
+    // successors may have succBegin at the end of an empty list.)
     if (head + 16 < queue.size())
-      __builtin_prefetch(&sim_[queue[head + 16]]);
+      __builtin_prefetch(sim_.data() + queue[head + 16]);
     if (head + 8 < queue.size()) {
       const uint32_t ahead = queue[head + 8];
       const SimOp &sa = sim_[ahead];
-      __builtin_prefetch(&plan_.programs[sa.rank].ops[ahead - base_[sa.rank]]);
-      __builtin_prefetch(&succ_[sa.succBegin]);
+      __builtin_prefetch(plan_.programs[sa.rank].ops.data() + (ahead - base_[sa.rank]));
+      __builtin_prefetch(succ_.data() + sa.succBegin);
       if (sa.partner != noOp)
-        __builtin_prefetch(&sim_[sa.partner]);
+        __builtin_prefetch(sim_.data() + sa.partner);
       for (const SegmentMap<SymVal> &m : bufs_[sa.rank])
         m.prefetch();
     }
