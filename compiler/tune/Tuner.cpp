@@ -110,6 +110,18 @@ llvm::Expected<std::vector<uint64_t>> parseSizes(llvm::StringRef text, uint32_t 
   return out;
 }
 
+llvm::Expected<std::shared_ptr<const lang::Layout>> layoutOf(const model::Topology &topo,
+                                                             const model::Placement &pl) {
+  std::vector<uint32_t> sizes, coords;
+  for (const model::Level &l : topo.levels)
+    sizes.push_back(l.size);
+  coords.reserve(size_t(pl.ranks()) * sizes.size());
+  for (uint32_t r = 0; r < pl.ranks(); ++r)
+    for (uint32_t j = 0; j < sizes.size(); ++j)
+      coords.push_back(pl.coord(r, j));
+  return lang::makeLayout(std::move(sizes), std::move(coords), pl.ranks());
+}
+
 namespace {
 
 using Clock = std::chrono::steady_clock;
@@ -371,19 +383,6 @@ std::string sanitized(llvm::StringRef s) {
                ? c
                : '_';
   return out;
-}
-
-/// The layout of the placement, for the language's topology functions.
-llvm::Expected<std::shared_ptr<const lang::Layout>> layoutOf(const model::Topology &topo,
-                                                             const model::Placement &pl) {
-  std::vector<uint32_t> sizes, coords;
-  for (const model::Level &l : topo.levels)
-    sizes.push_back(l.size);
-  coords.reserve(size_t(pl.ranks()) * sizes.size());
-  for (uint32_t r = 0; r < pl.ranks(); ++r)
-    for (uint32_t j = 0; j < sizes.size(); ++j)
-      coords.push_back(pl.coord(r, j));
-  return lang::makeLayout(std::move(sizes), std::move(coords), pl.ranks());
 }
 
 std::string seconds(double s) { return llvm::formatv("{0:f1} s", s).str(); }

@@ -143,6 +143,11 @@ std::string formatBytes(uint64_t bytes);
 /// "5.12 us", "1.20 ms", "2.35 s": a time for people.
 std::string formatSeconds(double seconds);
 
+/// What an algorithm's topology functions (node(r), ppn...) see of ranks
+/// placed by `pl` on `topo` (an error when two ranks share a slot).
+llvm::Expected<std::shared_ptr<const lang::Layout>> layoutOf(const model::Topology &topo,
+                                                             const model::Placement &pl);
+
 } // namespace collc::tune
 
 #endif // COLLC_COMPILER_TUNE_TUNER_H

@@ -141,18 +141,6 @@ llvm::Expected<const model::Topology *> topologyFromFlags() {
   return &*topo;
 }
 
-llvm::Expected<std::shared_ptr<const lang::Layout>> layoutOf(const model::Topology &topo,
-                                                             const model::Placement &pl) {
-  std::vector<uint32_t> sizes, coords;
-  for (const model::Level &l : topo.levels)
-    sizes.push_back(l.size);
-  coords.reserve(size_t(pl.ranks()) * sizes.size());
-  for (uint32_t r = 0; r < pl.ranks(); ++r)
-    for (uint32_t j = 0; j < sizes.size(); ++j)
-      coords.push_back(pl.coord(r, j));
-  return lang::makeLayout(std::move(sizes), std::move(coords), pl.ranks());
-}
-
 llvm::Expected<std::shared_ptr<const lang::Layout>> layoutFromFlags(uint32_t p) {
   llvm::Expected<const model::Topology *> topo = topologyFromFlags();
   if (!topo)

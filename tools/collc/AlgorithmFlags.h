@@ -14,6 +14,7 @@
 #include "compiler/Verifier.h"
 #include "compiler/lang/Instantiator.h"
 #include "compiler/model/Topology.h"
+#include "compiler/tune/Tuner.h"
 
 #include "llvm/Support/Error.h"
 
@@ -43,10 +44,9 @@ llvm::Expected<const model::Topology *> topologyFromFlags();
 /// without --topology.
 llvm::Expected<std::shared_ptr<const lang::Layout>> layoutFromFlags(uint32_t p);
 
-/// What an algorithm's topology functions (node(r), ppn...) see of ranks
-/// placed by `pl` on `topo` (an error when two ranks share a slot).
-llvm::Expected<std::shared_ptr<const lang::Layout>> layoutOf(const model::Topology &topo,
-                                                             const model::Placement &pl);
+/// What an algorithm's topology functions see of placed ranks (one
+/// definition, the tuner's).
+using tune::layoutOf;
 
 /// The --set NAME=VALUE parameters: VALUE an integer, or an algorithm's
 /// name (of the library, or a file ending in .calgo) for an algorithm
