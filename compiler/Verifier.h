@@ -62,6 +62,10 @@ struct VerifyOptions {
   /// one's holds some of its diagnostics (not necessarily those a full run
   /// reports first) and partial stats.
   bool stopAtFirstError = false;
+  /// In-place plans: always prove the aliased layout by a second symbolic
+  /// run, even when the plain run and the order of input reads before
+  /// output writes already decide it (for tests of that shortcut).
+  bool alwaysSimulateAliased = false;
 };
 
 /// Measurements of a plan, filled in whenever the plan is well-formed.
@@ -80,6 +84,9 @@ struct VerifyResult {
   std::vector<Diagnostic> diagnostics;
   size_t dropped = 0; ///< diagnostics beyond maxErrors
   PlanStats stats;
+  /// In-place plans: the aliased layout was proven from the plain run and
+  /// the order of input reads before output writes, without a second run.
+  bool aliasedByOrder = false;
   bool proven() const { return diagnostics.empty() && dropped == 0; }
 };
 

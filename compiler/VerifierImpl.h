@@ -110,6 +110,10 @@ private:
   std::vector<ir::DepGraph> graphs_;
   std::vector<uint32_t> succ_; ///< global successor lists (from SimOp::succBegin)
   bool mismatched_ = false;
+  /// Aliased race check: some op reads an input slot after an op listed
+  /// before it wrote that slot's place in out (ordered or not).
+  bool inPlaceReadAfterWrite_ = false;
+  bool aliasedByOrder_ = false;
 
   // Simulation state.
   ValueTable values_;

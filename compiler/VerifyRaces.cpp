@@ -83,6 +83,9 @@ void Verifier::checkRacesOfRank(uint32_t r, bool aliased) {
       for (const Run &run : runs) {
         if (run.a.writer != noOp && run.a.writer != i && !clocks.before(run.a.writer, i))
           race(i, run.a.writer, false, true, ir::Slots{s.buf, run.b - off, run.e - run.b});
+        // Aliased: an earlier op wrote this input slot's place in out.
+        if (alias && s.buf == ir::Buffer::In)
+          inPlaceReadAfterWrite_ |= run.a.writer != noOp;
         auto [it, fresh] = consed.try_emplace(run.a.readers, 0);
         if (fresh) {
           cells.push_back({i, run.a.readers});

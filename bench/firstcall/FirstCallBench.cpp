@@ -1,6 +1,6 @@
 // bench/firstcall/FirstCallBench.cpp: the drop-in's first-call cost per rank against p.
 //
-// Usage: collc-firstcall-bench [--quick] [--runs N]
+// Usage: collc-firstcall-bench [--quick] [--runs N] [--algorithm NAME] [--ranks P]
 // For each algorithm and p, and a few ranks of it, calls the path a
 // communicator's first call takes in libcollc_mpi.so for one rank, without
 // launching p processes: PlanLibrary::build (instantiate the rank's program
@@ -11,7 +11,8 @@
 // with the table. The last column is the whole-plan path the drop-in took
 // before (and takes with COLLC_VERIFY=1: generate, prove, optimize with
 // every pass proven, lower, load, prepare), for p up to 1024 (--quick: 256).
-// --quick: p = 64 and 1024 only.
+// --quick: p = 64 and 1024 only. --algorithm NAME: only the rows of that
+// algorithm (for example ring); --ranks P: only that p (for profiling one cell).
 #include "dropin/PlanLibrary.h"
 #include "dropin/RankCompile.h"
 
@@ -99,13 +100,21 @@ std::string ms(double s) {
 int main(int argc, char **argv) {
   bool quick = false;
   int runs = 5;
+  std::string only;
+  uint32_t onlyP = 0;
   for (int i = 1; i < argc; ++i) {
     if (!std::strcmp(argv[i], "--quick"))
       quick = true;
     else if (!std::strcmp(argv[i], "--runs") && i + 1 < argc)
       runs = std::max(1, std::atoi(argv[++i]));
+    else if (!std::strcmp(argv[i], "--algorithm") && i + 1 < argc)
+      only = argv[++i];
+    else if (!std::strcmp(argv[i], "--ranks") && i + 1 < argc &&
+             std::strtoul(argv[i + 1], nullptr, 10) > 0)
+      onlyP = uint32_t(std::strtoul(argv[++i], nullptr, 10));
     else {
-      std::fprintf(stderr, "usage: collc-firstcall-bench [--quick] [--runs N]\n");
+      std::fprintf(stderr, "usage: collc-firstcall-bench [--quick] [--runs N] "
+                           "[--algorithm NAME] [--ranks P]\n");
       return 2;
     }
   }
@@ -117,6 +126,8 @@ int main(int argc, char **argv) {
   };
   std::vector<uint32_t> ps = quick ? std::vector<uint32_t>{64, 1024}
                                    : std::vector<uint32_t>{64, 1024, 4096, 65536};
+  if (onlyP)
+    ps = {onlyP};
   const uint32_t wholeUpTo = quick ? 256 : 1024;
   if (FILE *f = std::fopen("/proc/loadavg", "r")) {
     char buf[64] = {};
@@ -130,7 +141,9 @@ int main(int argc, char **argv) {
   std::printf("%-22s %6s %6s %8s %9s %4s %8s %9s %8s %8s %9s %10s\n", "algorithm", "p", "rank",
               "own-ops", "ctx-ops", "sec", "bytes", "build", "load", "prepare", "first-call",
               "whole-plan");
-  for (const Case &k : cases)
+  for (const Case &k : cases) {
+    if (!only.empty() && only != k.name)
+      continue;
     for (uint32_t p : ps) {
       for (uint32_t rank : {0u, p / 2 + 1, p - 1}) {
         // Ring at p = 65536: one run (each takes seconds; see the README).
@@ -170,5 +183,6 @@ int main(int argc, char **argv) {
         std::fflush(stdout);
       }
     }
+  }
   return 0;
 }
