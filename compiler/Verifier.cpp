@@ -307,7 +307,7 @@ void Verifier::matchMessages() {
 void Verifier::checkRaces(bool aliased) {
   for (uint32_t r = 0; r < shape_.ranks; ++r) {
     checkRacesOfRank(r, aliased);
-    if (opts_.stopAtFirstError && diags_.total())
+    if ((opts_.stopAtFirstError && diags_.total()) || (raceProbe_ && raceFound_))
       return;
   }
 }
@@ -497,7 +497,20 @@ VerifyResult Verifier::run() {
       matchMessages();
       if (failed())
         return;
-      if (!stop)
+      // In-place plans: one race check with in and out aliased first,
+      // reporting nothing. Aliasing only merges slots, so it finds every
+      // conflict the check with separate buffers would; when it finds none,
+      // both checks are done (and its order of input reads is known).
+      bool raceFree = false;
+      if (shape_.inPlace && !opts_.alwaysSimulateAliased) {
+        raceProbe_ = true;
+        raceFound_ = false;
+        inPlaceReadAfterWrite_ = false;
+        checkRaces(true);
+        raceProbe_ = false;
+        raceFree = !raceFound_;
+      }
+      if (!stop && !raceFree)
         checkRaces(false);
       simulate(false);
       if (failed())
@@ -505,7 +518,7 @@ VerifyResult Verifier::run() {
       reportDeadlocks();
       checkResults();
       checkIdentical();
-      if (stop) {
+      if (stop && !raceFree) {
         checkRaces(false);
         if (failed())
           return;
@@ -515,9 +528,10 @@ VerifyResult Verifier::run() {
         diags_.setBaseline(diags_.diags().size());
         diags_.aliased = true;
         const bool clean = diags_.total() == 0;
-        inPlaceReadAfterWrite_ = false;
-        if (!stop || clean)
+        if (!raceFree && (!stop || clean)) {
+          inPlaceReadAfterWrite_ = false;
           checkRaces(true);
+        }
         if (failed())
           return;
         // Without the second simulation when it cannot differ from the
@@ -540,8 +554,6 @@ VerifyResult Verifier::run() {
           return;
         checkResults();
         checkIdentical(); // identical must hold both ways
-        if (stop && !clean)
-          checkRaces(true);
       }
     }();
   }

@@ -114,6 +114,9 @@ private:
   /// before it wrote that slot's place in out (ordered or not).
   bool inPlaceReadAfterWrite_ = false;
   bool aliasedByOrder_ = false;
+  /// Race check as a probe: nothing reported or marked, raceFound_ set.
+  bool raceProbe_ = false;
+  bool raceFound_ = false;
 
   // Simulation state.
   ValueTable values_;

@@ -45,6 +45,10 @@ void Verifier::checkRacesOfRank(uint32_t r, bool aliased) {
 
   auto race = [&](uint32_t i, uint32_t other, bool iWrites, bool otherWrites,
                   const ir::Slots &where) {
+    if (raceProbe_) {
+      raceFound_ = true;
+      return;
+    }
     if (!reportedPairs.insert((uint64_t(i) << 32) | other).second)
       return;
     // What the two ops compute depends on timing: poison it downstream.
