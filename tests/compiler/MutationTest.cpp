@@ -280,6 +280,7 @@ TEST(VerifierMutation, LateInputReadsAreRefusedInPlace) {
         }
       }
     }
+  RecordProperty("hazards", int(hazards));
   EXPECT_GT(hazards, 50u);
 }
 
