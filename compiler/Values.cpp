@@ -10,8 +10,8 @@ namespace collc::compiler {
 
 ValueTable::ValueTable() {
   sets_.push_back({0, 0}); // the empty set, for undef and poison
-  nodes_.push_back({leafMark, ~0u, 0}); // undefValue
-  nodes_.push_back({leafMark, ~0u, 0}); // poisonValue
+  nodes_.push_back({leafMark, ~0u, 0, {}}); // undefValue
+  nodes_.push_back({leafMark, ~0u, 0, {}}); // poisonValue
 }
 
 uint32_t ValueTable::internSet(llvm::ArrayRef<RankInterval> set) {
@@ -39,15 +39,17 @@ ValueId ValueTable::leaf(uint32_t rank) {
     leaves_.resize(rank + 1, 0);
   if (leaves_[rank])
     return leaves_[rank];
-  RankInterval one{rank, rank};
   ValueId v = static_cast<ValueId>(nodes_.size());
-  nodes_.push_back({leafMark, rank, internSet(one)});
+  nodes_.push_back({leafMark, rank, oneInterval, RankInterval{rank, rank}});
   leaves_[rank] = v;
   return v;
 }
 
 llvm::ArrayRef<RankInterval> ValueTable::ranks(ValueId v) const {
-  auto [b, n] = sets_[nodes_[v].set];
+  const Node &node = nodes_[v];
+  if (node.set == oneInterval)
+    return llvm::ArrayRef<RankInterval>(&node.one, 1);
+  auto [b, n] = sets_[node.set];
   return llvm::ArrayRef<RankInterval>(pool_).slice(b, n);
 }
 
@@ -88,8 +90,11 @@ ValueTable::Combined ValueTable::combine(ValueId a, ValueId b, bool checkOrder) 
   auto [it, fresh] = combos_.try_emplace(key, 0);
   if (fresh) {
     it->second = static_cast<ValueId>(nodes_.size());
-    uint32_t set = internSet(scratch_);
-    nodes_.push_back({l, r, set});
+    // Reads of sa and sb are done: pushing may move the nodes they point into.
+    if (scratch_.size() == 1)
+      nodes_.push_back({l, r, oneInterval, scratch_[0]});
+    else
+      nodes_.push_back({l, r, internSet(scratch_), {}});
   }
   return {it->second, Fault::None};
 }

@@ -74,10 +74,13 @@ public:
 
 private:
   static constexpr uint32_t leafMark = ~0u;
+  /// Node::set of a value whose ranks are one interval, kept in the node.
+  static constexpr uint32_t oneInterval = ~0u;
   struct Node {
     ValueId left;  ///< leafMark for a leaf
     ValueId right; ///< the rank for a leaf
-    uint32_t set;  ///< interned rank set
+    uint32_t set;  ///< interned rank set, or oneInterval: just `one`
+    RankInterval one;
   };
   uint32_t internSet(llvm::ArrayRef<RankInterval> set);
   void showTree(ValueId v, std::string &out, size_t limit) const;
