@@ -60,6 +60,9 @@ struct CommState {
   std::atomic<int> refs{1};
   /// The shared-memory channels of this rank's node, or null (MPI only).
   std::unique_ptr<ShmNode> shm;
+  /// Blocking calls may take the shared-memory transport's direct path
+  /// (COLLC_SHM_FAST, read when the communicator is set up).
+  bool shmDirect = true;
 };
 
 void releaseCommState(CommState *s) {
@@ -133,6 +136,23 @@ collc_transport currentTransport() {
   int expected = -1;
   transportChoice.compare_exchange_strong(expected, int(chosen));
   return collc_transport(transportChoice.load());
+}
+
+/// COLLC_SHM_FAST: 0 (or false, no, off) keeps blocking calls off the shared-
+/// memory transport's direct path (docs/shm-transport.md); 1 or unset allows it.
+bool shmDirectWanted() {
+  const char *v = std::getenv("COLLC_SHM_FAST");
+  if (!v || !*v || !std::strcmp(v, "1") || !strcasecmp(v, "true") || !strcasecmp(v, "yes") ||
+      !strcasecmp(v, "on"))
+    return true;
+  if (!std::strcmp(v, "0") || !strcasecmp(v, "false") || !strcasecmp(v, "no") ||
+      !strcasecmp(v, "off"))
+    return false;
+  static std::once_flag warned;
+  std::call_once(warned, [v] {
+    std::fprintf(stderr, "collc: warning: COLLC_SHM_FAST='%s' is not 0 or 1; using 1\n", v);
+  });
+  return true;
 }
 
 /// Counts a fallback from shared memory to MPI and explains it: always with
@@ -214,6 +234,7 @@ Status commState(MPI_Comm comm, CommState *&out) {
     if (setup.failed)
       shmFallback(comm, setup.why);
     s->shm = std::move(setup.node);
+    s->shmDirect = shmDirectWanted();
   }
   if (int rc = MPI_Comm_set_attr(comm, keyval, s.get()); rc != MPI_SUCCESS) {
     MPI_Comm_free(&s->dup);
@@ -533,7 +554,8 @@ int makeRequest(collc_plan plan, const Call &call, bool persistent, bool hold,
     if (cs.shm->remotePeers)
       req->remote = std::make_unique<MpiTransport>(cs.dup, call.type, cs.tagUb);
     req->transport = std::make_unique<ShmTransport>(*cs.shm->endpoint, cs.shm->localOf.data(),
-                                                    req->remote.get(), how.extent, cs.tagUb);
+                                                    req->remote.get(), how.extent, cs.tagUb,
+                                                    cs.shmDirect);
   } else {
     req->transport = std::make_unique<MpiTransport>(cs.dup, call.type, cs.tagUb);
   }
@@ -555,7 +577,9 @@ void finished(collc_request_s *req) {
   --req->comm->live;
 }
 
-int startRequest(collc_request_s *req) {
+/// Starts `req`; `blocking`: the caller waits for it at once (the executor
+/// may then run it to its end here: Executor::startBlocking).
+int startRequest(collc_request_s *req, bool blocking = false) {
   if (req->active)
     return fail(COLLC_ERR_STATE, "collc_start: the request is still active");
   CommState &c = *req->comm;
@@ -578,7 +602,9 @@ int startRequest(collc_request_s *req) {
   if (req->inCopy)
     std::memcpy(req->inCopy.get(), req->inSource, req->inBytes);
   req->active = true;
-  if (Status s = req->exec.startAt(req->tagBase); !s.ok()) {
+  if (Status s = blocking ? req->exec.startBlocking(req->tagBase)
+                          : req->exec.startAt(req->tagBase);
+      !s.ok()) {
     finished(req);
     req->transport->abandon();
     return failStatus(s, COLLC_ERR_MPI);
@@ -643,7 +669,7 @@ bool sameCall(const collc_request_s *req, collc_plan plan, const Call &call) {
 }
 
 int runCached(collc_request_s *req, CommState *state) {
-  if (int rc = startRequest(req); rc != COLLC_SUCCESS) { // do not reuse it either
+  if (int rc = startRequest(req, /*blocking=*/true); rc != COLLC_SUCCESS) { // do not reuse it either
     deleteRequest(state->lastBlocking);
     state->lastBlocking = nullptr;
     return rc;
@@ -687,7 +713,7 @@ int blocking(collc_plan plan, const Call &call) {
   if (int rc = makeRequest(plan, call, false, /*hold=*/false, req); rc != COLLC_SUCCESS)
     return rc;
   collc_request handle = req;
-  if (int rc = startRequest(req); rc != COLLC_SUCCESS) {
+  if (int rc = startRequest(req, /*blocking=*/true); rc != COLLC_SUCCESS) {
     delete req;
     return rc;
   }

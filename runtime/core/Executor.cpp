@@ -43,6 +43,10 @@ void zip(const P *a, uint32_t na, const P *b, uint32_t nb, const P *c, uint32_t 
   }
 }
 
+/// Ops a program may have for the direct path (Executor::startBlocking).
+constexpr size_t kDirectOps = 64;
+constexpr uint32_t kNoOp = ~0u;
+
 } // namespace
 
 char *Executor::slotBase(Buffer b) {
@@ -179,6 +183,39 @@ Status Executor::bind(const PreparedRank &prep, const Buffers &buffers, Combiner
     if (stageAt[i] != SIZE_MAX)
       bound_[i].stage = stage_.get() + stageAt[i] * ext;
 
+  // The direct path: a small program whose messages are all short, single
+  // pieces (no packing), received streamed, to peers the path reaches. Each
+  // op's predecessors as a bit mask, and what its message needs.
+  direct_ = nullptr;
+  directOps_.clear();
+  if (DirectPath *d = transport.direct(); d && prep.ops.size() <= kDirectOps) {
+    bool all = true;
+    directOps_.resize(prep.ops.size());
+    for (uint32_t i = 0; i < prep.ops.size() && all; ++i) {
+      const PreparedOp &op = prep.ops[i];
+      const BoundOp &b = bound_[i];
+      DirectOp &x = directOps_[i];
+      x.kind = op.kind;
+      x.peer = op.peer;
+      x.chan = op.chan;
+      x.seq = op.seq;
+      if (op.kind == OpKind::Send) {
+        x.data = pieces_[b.buf.begin].ptr;
+        x.elems = b.buf.elems;
+        all = !b.stage && d->reaches(op.peer, x.elems * ext);
+      } else if (op.kind == OpKind::Recv || op.kind == OpKind::RecvReduce) {
+        x.elems = op.kind == OpKind::Recv ? b.dst.elems : b.buf.elems;
+        all = b.streamed && d->reaches(op.peer, x.elems * ext);
+      }
+      for (uint32_t k = prep.succBegin[i]; k < prep.succBegin[i + 1]; ++k)
+        directOps_[prep.succ[k]].preds |= uint64_t(1) << i;
+    }
+    if (all)
+      direct_ = d;
+    else
+      directOps_.clear();
+  }
+
   roots_.clear();
   for (uint32_t i = 0; i < prep.ops.size(); ++i)
     if (prep.predCount[i] == 0)
@@ -208,6 +245,127 @@ Status Executor::startAt(int tagBase) {
                              uint64_t(transport_->maxTag()) + 1 && "tags out of range");
   std::fill(chanBase_.begin(), chanBase_.end(), tagBase);
   return run();
+}
+
+Status Executor::startBlocking(std::span<const int> channelBase) {
+  assert(prep_ && !running_ && "start without bind, or while running");
+  assert(channelBase.size() == chanBase_.size() && "one base per channel");
+  std::copy(channelBase.begin(), channelBase.end(), chanBase_.begin());
+  if (!direct_ || bufs_.count == 0 || !direct_->enter())
+    return run();
+  return runDirect();
+}
+
+Status Executor::runDirect() {
+  DirectPath &d = *direct_;
+  running_ = true;
+  const size_t ext = bufs_.extent;
+  const size_t n = directOps_.size();
+  const uint64_t all = n == 64 ? ~uint64_t(0) : (uint64_t(1) << n) - 1;
+  uint64_t done = 0, started = 0, waiting = 0;
+  auto tagOf = [&](const DirectOp &x) { return chanBase_[x.chan] + static_cast<int>(x.seq); };
+  auto fail = [&](Status &&s) {
+    d.leave();
+    return failed(std::move(s));
+  };
+  for (int idle = 0;;) {
+    // Every op whose predecessors are done, in listing order, until none is
+    // left to start.
+    for (bool ran = true; ran;) {
+      ran = false;
+      for (uint64_t m = all & ~started; m; m &= m - 1) {
+        const uint32_t i = uint32_t(__builtin_ctzll(m));
+        const DirectOp &x = directOps_[i];
+        if (x.preds & ~done)
+          continue;
+        const uint64_t bit = uint64_t(1) << i;
+        started |= bit;
+        ran = true;
+        bool arrived = true;
+        switch (x.kind) {
+        case OpKind::Send:
+          if (!d.trySend(x.data, x.elems * ext, x.peer, tagOf(x)))
+            return handOver(i, done, started, waiting);
+          break;
+        case OpKind::Recv:
+        case OpKind::RecvReduce:
+          if (Status s = d.tryRecv(x.elems * ext, x.peer, tagOf(x), i, arrived); !s.ok())
+              [[unlikely]]
+            return fail(std::move(s));
+          if (!arrived)
+            waiting |= bit;
+          break;
+        case OpKind::Reduce:
+        case OpKind::Copy:
+          runLocal(i);
+          break;
+        }
+        if (arrived)
+          done |= bit;
+      }
+    }
+    if (done == all) {
+      d.leave();
+      running_ = false;
+      ++directRuns_;
+      return Status::success();
+    }
+    // Only receives are left to wait for: poll them.
+    const uint64_t before = waiting;
+    for (uint64_t m = waiting; m; m &= m - 1) {
+      const uint32_t i = uint32_t(__builtin_ctzll(m));
+      const DirectOp &x = directOps_[i];
+      bool arrived = false;
+      if (Status s = d.tryRecv(x.elems * ext, x.peer, tagOf(x), i, arrived); !s.ok())
+          [[unlikely]]
+        return fail(std::move(s));
+      if (arrived) {
+        waiting &= ~(uint64_t(1) << i);
+        done |= uint64_t(1) << i;
+      }
+    }
+    if (waiting != before) {
+      idle = 0;
+      continue;
+    }
+    // A peer whose short sends wait for announcements: the receives must be
+    // posted (announced), or it would wait for ever.
+    for (uint64_t m = waiting; m; m &= m - 1)
+      if (d.peerWaits(directOps_[uint32_t(__builtin_ctzll(m))].peer))
+        return handOver(kNoOp, done, started, waiting);
+    d.pause(++idle);
+  }
+}
+
+Status Executor::handOver(uint32_t send, uint64_t done, uint64_t started, uint64_t waiting) {
+  DirectPath &d = *direct_;
+  ++handOvers_;
+  // The dataflow executor's state for what is done: ops not started wait
+  // for their predecessors not done yet; those with none are ready.
+  const size_t n = directOps_.size();
+  doneOps_ = size_t(__builtin_popcountll(done));
+  ready_.clear();
+  for (uint32_t i = 0; i < n; ++i) {
+    if (started & (uint64_t(1) << i))
+      continue;
+    pending_[i] = uint32_t(__builtin_popcountll(directOps_[i].preds & ~done));
+    if (!pending_[i])
+      ready_.push_back(i);
+  }
+  Status s = Status::success();
+  if (send != kNoOp) {
+    const DirectOp &x = directOps_[send];
+    s = d.postSend(x.data, x.elems, x.peer, chanBase_[x.chan] + static_cast<int>(x.seq), send);
+  }
+  for (uint64_t m = waiting; m && s.ok(); m &= m - 1) {
+    const uint32_t i = uint32_t(__builtin_ctzll(m));
+    const DirectOp &x = directOps_[i];
+    s = d.postRecv(x.elems, x.peer, chanBase_[x.chan] + static_cast<int>(x.seq), i);
+  }
+  d.leave();
+  if (!s.ok())
+    return failed(std::move(s));
+  return failed(drainReady());
 }
 
 Status Executor::start(uint64_t execution) {

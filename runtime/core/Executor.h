@@ -56,6 +56,21 @@ public:
   /// Starts execution number `execution` of this plan alone on its
   /// communicator: each channel's tags cycle through its own windows.
   [[nodiscard]] Status start(uint64_t execution);
+  /// startAt for a caller that waits for the execution at once (a blocking
+  /// call): where bind() found every message short and the transport's
+  /// direct path reaches every peer (DirectPath), the execution runs to
+  /// its end here, the same ops in the same dataflow order with the same
+  /// operands, through a small loop without requests; should the direct
+  /// path not serve it (something else in flight, no free eager slot, a
+  /// peer waiting for announcements) it continues, or starts, through
+  /// requests, and wait() finishes it.
+  [[nodiscard]] Status startBlocking(std::span<const int> channelBase);
+  /// Whether startBlocking may take the direct path.
+  bool direct() const { return direct_ != nullptr; }
+  /// Executions startBlocking ran to their end on the direct path, and ones
+  /// it handed over to requests midway (for tests).
+  uint64_t directRuns() const { return directRuns_; }
+  uint64_t handOvers() const { return handOvers_; }
   /// Tags one execution uses on one channel, at most, over the plan's programs.
   uint32_t tagStride() const { return prep_->tagStride; }
   /// Progresses without blocking; `done` tells whether the execution finished.
@@ -101,6 +116,13 @@ private:
     static_cast<Executor *>(self)->takeSegment(i, data, offset, elems);
   }
   [[nodiscard]] Status drainReady();
+  /// The direct path of startBlocking (lock held from enter()).
+  [[nodiscard]] Status runDirect();
+  /// Gives the direct path up: sets the dataflow state from the ops `done`
+  /// and `started` (bit masks), posts send `send` (unless none) and the
+  /// `waiting` receives as requests, and goes on through requests.
+  [[nodiscard]] Status handOver(uint32_t send, uint64_t done, uint64_t started,
+                                uint64_t waiting);
   /// One round of test() (block = false) or wait() (block = true).
   [[nodiscard]] Status progressOnce(bool block);
   /// Ends the execution when `s` is a failure; returns `s`.
@@ -126,6 +148,19 @@ private:
   size_t doneOps_ = 0;
   bool running_ = false;
   std::vector<int> chanBase_; ///< this execution's tag base per channel
+  /// The transport's direct path, where bind() found that it serves every
+  /// message of the program (few ops, each message short, to a peer it reaches).
+  DirectPath *direct_ = nullptr;
+  /// What the direct path needs of each op, bound.
+  struct DirectOp {
+    OpKind kind = OpKind::Copy;
+    uint32_t peer = 0, chan = 0, seq = 0;
+    const char *data = nullptr; ///< sends
+    size_t elems = 0;           ///< messages
+    uint64_t preds = 0;         ///< bit k: op k must be done first
+  };
+  std::vector<DirectOp> directOps_;
+  uint64_t directRuns_ = 0, handOvers_ = 0;
   [[nodiscard]] Status run();
 };
 

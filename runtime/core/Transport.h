@@ -27,6 +27,42 @@ struct StreamSink {
   void *ctx = nullptr;
 };
 
+/// What a transport offers for running a whole execution of short messages
+/// without requests (Executor::startBlocking): ShmTransport's eager slots.
+/// One thread uses it from enter() to leave(), holding the transport's lock
+/// except inside pause(). Sends and receives here speak the transport's
+/// usual protocol, so a peer may serve the same execution through requests.
+class DirectPath {
+public:
+  /// Whether messages of `bytes` to or from `peer` can go this way.
+  virtual bool reaches(uint32_t peer, uint64_t bytes) const = 0;
+  /// Takes the lock; true when nothing is in flight on the transport's
+  /// channels (else the lock is given back and the caller uses requests).
+  virtual bool enter() = 0;
+  virtual void leave() = 0;
+  /// Gives the lock up for a moment (other threads progress), yielding the
+  /// core after many idle rounds, and takes it again.
+  virtual void pause(int idle) = 0;
+  /// Sends at once (complete on return); false when it cannot (then post it
+  /// with postSend).
+  virtual bool trySend(const void *data, uint64_t bytes, uint32_t peer, int tag) = 0;
+  /// Takes the message of `tag` from `peer` if it has arrived: the sink gets
+  /// it as request `id`, and `done` is set.
+  [[nodiscard]] virtual Status tryRecv(uint64_t bytes, uint32_t peer, int tag, uint32_t id,
+                                       bool &done) = 0;
+  /// Whether `peer` waits for receives to be announced (a short send of it
+  /// could not go at once): receives from it must then be posted.
+  virtual bool peerWaits(uint32_t peer) const = 0;
+  /// Posts as Transport::send and recvStream do, under the held lock (the
+  /// rest of the execution then goes through requests and poll()).
+  [[nodiscard]] virtual Status postSend(const void *data, size_t elems, uint32_t peer, int tag,
+                                        uint32_t id) = 0;
+  [[nodiscard]] virtual Status postRecv(size_t elems, uint32_t peer, int tag, uint32_t id) = 0;
+
+protected:
+  ~DirectPath() = default;
+};
+
 class Transport {
 public:
   virtual ~Transport() = default;
@@ -57,6 +93,8 @@ public:
   /// Gives up the requests still in flight (after an error); the transport
   /// may refuse further use.
   virtual void abandon() {}
+  /// The direct path for short messages, or null.
+  virtual DirectPath *direct() { return nullptr; }
 };
 
 /// dst = a ∘ b over n elements (the user's operation, a the left operand).

@@ -467,6 +467,13 @@ bool ShmEndpoint::progressLocked() {
   return error_.empty();
 }
 
+bool ShmEndpoint::idle() const {
+  for (const Peer &p : peers_)
+    if (!p.sends.empty() || !p.recvs.empty() || !p.readies.empty())
+      return false;
+  return error_.empty();
+}
+
 void ShmEndpoint::unwant(uint32_t q, SendOp &s) {
   if (!s.wanted)
     return;
@@ -508,9 +515,9 @@ void ShmEndpoint::forget(ShmTransport *owner) {
 // --- the transport ---------------------------------------------------------------
 
 ShmTransport::ShmTransport(ShmEndpoint &endpoint, const int32_t *localOf, Transport *remote,
-                           size_t elemSize, int maxTag)
+                           size_t elemSize, int maxTag, bool direct)
     : ep_(endpoint), localOf_(localOf), remote_(remote), elemSize_(elemSize ? elemSize : 1),
-      maxTag_(maxTag) {}
+      maxTag_(maxTag), direct_(direct && endpoint.eager_) {}
 
 ShmTransport::~ShmTransport() { abandon(); }
 
@@ -542,7 +549,12 @@ Status ShmTransport::send(const void *data, size_t elems, uint32_t peer, int tag
     return Status::error(ErrorCode::Unsupported, "an element of " + std::to_string(elemSize_) +
                                                      " bytes does not fit a shared-memory slot");
   std::lock_guard<ShmEndpoint::Lock> lock(ep_.mu_);
-  ShmEndpoint::Peer &p = ep_.peers_[uint32_t(q)];
+  return sendLocked(data, elems, uint32_t(q), tag, id);
+}
+
+Status ShmTransport::sendLocked(const void *data, size_t elems, uint32_t q, int tag,
+                                uint32_t id) {
+  ShmEndpoint::Peer &p = ep_.peers_[q];
   const uint64_t bytes = uint64_t(elems) * elemSize_;
   bool matched = false;
   for (auto it = p.readies.begin(); it != p.readies.end(); ++it)
@@ -576,8 +588,12 @@ Status ShmTransport::send(const void *data, size_t elems, uint32_t peer, int tag
 }
 
 Status ShmTransport::post(void *data, size_t elems, uint32_t peer, int tag, uint32_t id) {
-  const int32_t q = localOf_[peer];
   std::lock_guard<ShmEndpoint::Lock> lock(ep_.mu_);
+  return postLocked(data, elems, peer, tag, id);
+}
+
+Status ShmTransport::postLocked(void *data, size_t elems, uint32_t peer, int tag, uint32_t id) {
+  const int32_t q = localOf_[peer];
   ShmEndpoint::Peer &p = ep_.peers_[uint32_t(q)];
   const ShmEndpoint::RecvOp r{this, id, tag, static_cast<char *>(data),
                               uint64_t(elems) * elemSize_, 0, false};
@@ -605,6 +621,50 @@ Status ShmTransport::recv(void *data, size_t elems, uint32_t peer, int tag, uint
 
 Status ShmTransport::recvStream(size_t elems, uint32_t peer, int tag, uint32_t id) {
   return post(nullptr, elems, peer, tag, id);
+}
+
+// --- the direct path -------------------------------------------------------------
+
+bool ShmTransport::enter() {
+  ep_.mu_.lock();
+  if (outstanding_ == 0 && ep_.idle())
+    return true;
+  ep_.mu_.unlock();
+  return false;
+}
+
+void ShmTransport::pause(int idle) {
+  ep_.mu_.unlock();
+  if (idle >= ep_.spinsBeforeYield_)
+    sched_yield();
+  ep_.mu_.lock();
+}
+
+bool ShmTransport::trySend(const void *data, uint64_t bytes, uint32_t peer, int tag) {
+  const uint32_t q = uint32_t(localOf_[peer]);
+  // An announcement taken already might be this message's receive: the
+  // request path matches it (sendLocked).
+  return ep_.peers_[q].readies.empty() &&
+         ep_.sendEager(q, static_cast<const char *>(data), bytes, tag);
+}
+
+Status ShmTransport::tryRecv(uint64_t bytes, uint32_t peer, int tag, uint32_t id, bool &done) {
+  const ShmEndpoint::RecvOp r{this, id, tag, nullptr, bytes, 0, false};
+  done = ep_.takeEager(uint32_t(localOf_[peer]), &r);
+  done_.clear(); // deliverEager reported it there; nothing else is (outstanding_ == 0)
+  if (!ep_.error_.empty()) [[unlikely]]
+    return Status::error(ErrorCode::Mismatch, "shared memory: " + ep_.error_);
+  return Status::success();
+}
+
+bool ShmTransport::peerWaits(uint32_t peer) const {
+  const uint32_t q = uint32_t(localOf_[peer]);
+  return ep_.channel(q, ep_.self_).eagerWanted.load(std::memory_order_acquire) != 0;
+}
+
+Status ShmTransport::postSend(const void *data, size_t elems, uint32_t peer, int tag,
+                              uint32_t id) {
+  return sendLocked(data, elems, uint32_t(localOf_[peer]), tag, id);
 }
 
 Status ShmTransport::poll(bool block, std::vector<uint32_t> &completed) {

@@ -198,6 +198,8 @@ private:
   /// Whether a message of `bytes` may go eagerly (and its receive waits to
   /// be asked before it is announced).
   bool shortMessage(uint64_t bytes) const { return eager_ && bytes <= eagerMax_; }
+  /// Nothing posted, announced or broken on any channel (caller holds mu_).
+  bool idle() const;
 
   /// The endpoint's lock: held for a few hundred instructions at a time and
   /// almost never contended (threads of one process), so a spinning
@@ -232,14 +234,25 @@ private:
 
 /// The interpreter's transport for one execution: peers on this node go
 /// through `endpoint`, the others through `remote` (MPI point-to-point).
-class ShmTransport final : public Transport {
+///
+/// Its direct path (DirectPath, Executor::startBlocking) runs a blocking
+/// execution whose messages all go to and from this node's ranks and fit an
+/// eager slot with the endpoint's lock held, without requests: a send is
+/// sendEager, a receive takeEager for a receive not in the endpoint's lists
+/// (its message waits in its slot until then, as for any receive posted
+/// late). It is taken only while nothing else is in flight on the endpoint;
+/// a send that finds no slot, or a peer that asks for announcements
+/// (eagerWanted), hands the execution over to requests (postSend, postRecv),
+/// so the channels see exactly what the request path would have done.
+class ShmTransport final : public Transport, public DirectPath {
 public:
   /// `localOf[r]` is rank r's local index in the endpoint's region, or -1
   /// when r is not on this node; it and `endpoint` must outlive the
   /// transport. `remote` serves the other peers (may be null when there are
-  /// none). `elemSize` is the bytes per element.
+  /// none). `elemSize` is the bytes per element. `direct`: offer the direct
+  /// path (COLLC_SHM_FAST).
   ShmTransport(ShmEndpoint &endpoint, const int32_t *localOf, Transport *remote,
-               size_t elemSize, int maxTag);
+               size_t elemSize, int maxTag, bool direct = true);
   ~ShmTransport() override;
 
   int maxTag() const override { return maxTag_; }
@@ -251,10 +264,29 @@ public:
   Status poll(bool block, std::vector<uint32_t> &completed) override;
   void reserve(uint32_t capacity) override;
   void abandon() override;
+  DirectPath *direct() override { return direct_ ? this : nullptr; }
+
+  // DirectPath.
+  bool reaches(uint32_t peer, uint64_t bytes) const override {
+    return localOf_[peer] >= 0 && ep_.shortMessage(bytes) && elemSize_ <= ep_.config_.slotBytes;
+  }
+  bool enter() override;
+  void leave() override { ep_.mu_.unlock(); }
+  void pause(int idle) override;
+  bool trySend(const void *data, uint64_t bytes, uint32_t peer, int tag) override;
+  Status tryRecv(uint64_t bytes, uint32_t peer, int tag, uint32_t id, bool &done) override;
+  bool peerWaits(uint32_t peer) const override;
+  Status postSend(const void *data, size_t elems, uint32_t peer, int tag, uint32_t id) override;
+  Status postRecv(size_t elems, uint32_t peer, int tag, uint32_t id) override {
+    return postLocked(nullptr, elems, peer, tag, id);
+  }
 
 private:
   friend class ShmEndpoint;
   Status post(void *data, size_t elems, uint32_t peer, int tag, uint32_t id);
+  /// send() and post() with the endpoint's lock held.
+  Status sendLocked(const void *data, size_t elems, uint32_t q, int tag, uint32_t id);
+  Status postLocked(void *data, size_t elems, uint32_t peer, int tag, uint32_t id);
   ShmEndpoint &ep_;
   const int32_t *localOf_;
   Transport *remote_;
@@ -262,6 +294,7 @@ private:
   int maxTag_;
   StreamSink sink_;
   uint32_t outstanding_ = 0; ///< local requests not yet reported complete
+  bool direct_;
   std::vector<uint32_t> done_; ///< completed by the endpoint (under its mutex)
 };
 

@@ -161,6 +161,106 @@ void everyPlan(Suite &s, MPI_Comm viaMpi, MPI_Comm viaShm) {
   MPI_Op_free(&user.op);
 }
 
+/// A communicator made while COLLC_SHM_FAST is `value` on this rank (null:
+/// unset), so that its blocking calls take the shared-memory direct path or not.
+MPI_Comm commWithDirect(const char *value) {
+  if (value)
+    setenv("COLLC_SHM_FAST", value, 1);
+  MPI_Comm c;
+  MPI_Comm_dup(MPI_COMM_WORLD, &c);
+  int peers = 0;
+  collc_comm_shm_peers(c, &peers); // sets the communicator up now
+  unsetenv("COLLC_SHM_FAST");
+  return c;
+}
+
+/// The direct path of blocking calls (docs/shm-transport.md): every library
+/// allreduce, reduce and bcast plan at counts 1..30, blocking, on three
+/// communicators — direct on every rank, on none (COLLC_SHM_FAST=0), and on
+/// even ranks only — must give the same bytes, and right ones; each call
+/// runs twice (the second reuses the cached request). Then blocking calls
+/// between the start and the wait of non-blocking ones on one communicator.
+void directPath(Suite &s) {
+  const uint32_t p = uint32_t(s.size());
+  MPI_Comm comms[3] = {commWithDirect(nullptr), commWithDirect("0"),
+                       commWithDirect(s.rank() % 2 ? "0" : "1")};
+  const char *names[3] = {"direct", "requests", "mixed"};
+  const Workload sumD = bench::builtinWorkload(rt::ReduceOp::Sum, rt::ElemType::Double);
+  const Workload maxI = bench::builtinWorkload(rt::ReduceOp::Max, rt::ElemType::Int64);
+  const Workload &mat = bench::matrixWorkload();
+  std::vector<uint64_t> counts;
+  for (uint64_t n = 1; n <= 30; n += p <= 4 ? 1 : 4)
+    counts.push_back(n);
+  for (const sched::Algorithm &a : sched::algorithms()) {
+    if (a.collective != ir::Collective::Allreduce && a.collective != ir::Collective::Reduce &&
+        a.collective != ir::Collective::Bcast)
+      continue;
+    sched::GenOptions g;
+    g.ranks = p;
+    g.root = ir::hasRoot(a.collective) ? p - 1 : 0;
+    if (!a.accepts(g))
+      continue;
+    LoadedPlan plan(a.build(g));
+    const bench::CallKind k = kindOf(a.collective);
+    const std::string name = std::string(ir::name(a.collective)) + " " + a.name.str();
+    std::vector<const Workload *> ws = {&sumD, &mat};
+    if (bench::combines(k))
+      ws.push_back(&maxI);
+    for (const Workload *w : ws)
+      for (uint64_t n : counts) {
+        std::string outs[3];
+        bool ran = true;
+        for (int t = 0; t < 3 && ran; ++t) {
+          bench::Call c(k, *w, comms[t], n, false, int(g.root));
+          for (int again = 0; again < 2 && ran; ++again) {
+            c.prepare(11 + uint64_t(again));
+            const int rc = c.collc(plan.plan, 0, nullptr);
+            const std::string what = name + " " + c.describe() + " " + names[t];
+            if (rc == COLLC_ERR_UNSUPPORTED && !w->commutative) {
+              ran = false;
+              break;
+            }
+            s.expect(rc == COLLC_SUCCESS, what + ": returned " + std::to_string(rc) + " (" +
+                                              collc_error_message() + ")");
+            const std::string wrong = c.check(11 + uint64_t(again));
+            s.expect(wrong.empty(), what + ": " + wrong);
+            outs[t] += c.output();
+          }
+        }
+        if (ran)
+          s.expect(outs[0] == outs[1] && outs[1] == outs[2],
+                   name + " n=" + std::to_string(n) + " " + w->opName +
+                       ": the direct path's output differs from the requests'");
+      }
+    // A blocking call while non-blocking ones are in flight on the same
+    // communicator, and one after they are waited for.
+    for (int t = 0; t < 3; ++t) {
+      bench::Call nb1(k, sumD, comms[t], 3, false, int(g.root));
+      bench::Call nb2(k, sumD, comms[t], 200, false, int(g.root));
+      bench::Call bl(k, sumD, comms[t], 2, false, int(g.root));
+      nb1.prepare(21);
+      nb2.prepare(22);
+      bl.prepare(23);
+      collc_request r1 = COLLC_REQUEST_NULL, r2 = COLLC_REQUEST_NULL;
+      int rc = nb1.collc(plan.plan, 1, &r1);
+      rc = rc == COLLC_SUCCESS ? nb2.collc(plan.plan, 1, &r2) : rc;
+      rc = rc == COLLC_SUCCESS ? bl.collc(plan.plan, 0, nullptr) : rc;
+      rc = rc == COLLC_SUCCESS ? collc_wait(&r2) : rc;
+      rc = rc == COLLC_SUCCESS ? collc_wait(&r1) : rc;
+      const std::string what = name + " " + names[t] + " interleaved";
+      s.expect(rc == COLLC_SUCCESS, what + ": returned " + std::to_string(rc) + " (" +
+                                        collc_error_message() + ")");
+      s.expect(nb1.check(21).empty() && nb2.check(22).empty() && bl.check(23).empty(),
+               what + ": wrong results");
+      bl.prepare(24);
+      s.expect(bl.collc(plan.plan, 0, nullptr) == COLLC_SUCCESS && bl.check(24).empty(),
+               what + ": the blocking call after the wait");
+    }
+  }
+  for (MPI_Comm &c : comms)
+    MPI_Comm_free(&c);
+}
+
 /// A user operation on elements of 5000 doubles (40 000 bytes, more than a
 /// shared-memory segment): the call falls back to MPI, counted, and stays right.
 void userBigSum(void *in, void *inout, int *len, MPI_Datatype *) {
@@ -314,6 +414,10 @@ int main(int argc, char **argv) {
     });
     s.test("every_plan_both_ways", [&] { everyPlan(s, viaMpi, viaShm); });
     s.test("elements_larger_than_a_segment", [&] { bigElements(s, viaShm, peers); });
+    s.test("direct_path_bit_for_bit", [&] {
+      collc_set_transport(COLLC_TRANSPORT_AUTO);
+      directPath(s);
+    });
     if (!std::getenv("COLLC_NODE_MAP")) {
       s.test("setup_fails_creating", [&] {
         setupFailure(s, "create", "shared memory: posix_fallocate: No space left on device (",

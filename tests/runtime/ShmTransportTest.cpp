@@ -15,8 +15,10 @@
 #include <algorithm>
 #include <array>
 #include <chrono>
+#include <cstdio>
 #include <cstring>
 #include <memory>
+#include <mutex>
 #include <thread>
 
 using namespace collc;
@@ -417,11 +419,21 @@ struct RunSpec {
   /// Rank 0 arrives this late.
   int slowMs = 0;
   rt::ShmConfig config = tiny();
+  /// The last execution in flight is started by startBlocking (the direct
+  /// path where it applies) and waited for at once, before the others; 2:
+  /// odd ranks' transports have no direct path (one rank direct, its
+  /// neighbours through requests).
+  int direct = 0;
+};
+
+/// What startBlocking did in runPlan, over all ranks and runs.
+struct DirectCounts {
+  uint64_t runs = 0, handOvers = 0;
 };
 
 /// Runs an allreduce/reduce plan on threads over shared memory with the
 /// matrix product; returns "" or the first problem.
-std::string runPlan(const ir::Plan &plan, const RunSpec &o) {
+std::string runPlan(const ir::Plan &plan, const RunSpec &o, DirectCounts *counts = nullptr) {
   std::vector<uint8_t> bytes = compiler::lower(plan);
   rt::LoadedPlan loaded;
   if (rt::Status st = rt::load(bytes, loaded); !st.ok())
@@ -441,6 +453,7 @@ std::string runPlan(const ir::Plan &plan, const RunSpec &o) {
     for (auto &out : outs[r])
       out.assign(n, Mat{});
   }
+  std::mutex countsMu;
   auto body = [&](uint32_t r) {
     if (r == 0 && o.slowMs)
       std::this_thread::sleep_for(std::chrono::milliseconds(o.slowMs));
@@ -449,7 +462,8 @@ std::string runPlan(const ir::Plan &plan, const RunSpec &o) {
     std::vector<std::unique_ptr<rt::Executor>> exs;
     for (size_t e = 0; e < execs; ++e) {
       ts.push_back(std::make_unique<rt::ShmTransport>(*node.eps[r], node.localOf.data(),
-                                                      nullptr, sizeof(Mat), 1 << 20));
+                                                      nullptr, sizeof(Mat), 1 << 20,
+                                                      !(o.direct == 2 && r % 2)));
       exs.push_back(std::make_unique<rt::Executor>());
       rt::Buffers b;
       b.count = n;
@@ -463,16 +477,30 @@ std::string runPlan(const ir::Plan &plan, const RunSpec &o) {
       }
     }
     for (int k = 0; k < o.starts; ++k) {
-      for (size_t e = 0; e < execs; ++e) // disjoint tag windows, as the C API assigns them
-        if (rt::Status s = exs[e]->startAt(int((k * execs + e) * prep.tagStride)); !s.ok()) {
+      for (size_t e = 0; e < execs; ++e) { // disjoint tag windows, as the C API assigns them
+        const int base = int((k * execs + e) * prep.tagStride);
+        std::vector<int> bases(prep.channels.size(), base);
+        rt::Status s = o.direct && e + 1 == execs ? exs[e]->startBlocking(bases)
+                                                   : exs[e]->startAt(base);
+        if (s.ok() && o.direct && e + 1 == execs)
+          s = exs[e]->wait();
+        if (!s.ok()) {
           errors[r] = s.message();
           return;
         }
-      for (size_t e = execs; e-- > 0;)
+      }
+      for (size_t e = execs - (o.direct ? 1 : 0); e-- > 0;)
         if (rt::Status s = exs[e]->wait(); !s.ok()) {
           errors[r] = s.message();
           return;
         }
+    }
+    if (counts) {
+      std::lock_guard<std::mutex> lock(countsMu);
+      for (const auto &ex : exs) {
+        counts->runs += ex->directRuns();
+        counts->handOvers += ex->handOvers();
+      }
     }
   };
   std::vector<std::thread> threads;
@@ -531,6 +559,71 @@ TEST(ShmTransport, OrderPreservingPlansAreExactForANonCommutativeOperation) {
         }
     }
   }
+}
+
+TEST(ShmDirect, TheDirectPathIsExactAndHandsOverWithoutDeadlock) {
+  // Every order-preserving allreduce and reduce plan, blocking, with the
+  // direct path on every rank and on even ranks only (odd ones through
+  // requests), at counts whose messages fit the eager slots (48 bytes: up
+  // to 3 Mats) and some that do not; with 2 eager slots, repeated calls
+  // find them full and hand over to requests; with the default geometry
+  // they stay direct.
+  DirectCounts tinyCounts, defaultCounts;
+  for (const sched::Algorithm &a : sched::algorithms()) {
+    if (a.needsCommutative || (a.collective != ir::Collective::Allreduce &&
+                               a.collective != ir::Collective::Reduce))
+      continue;
+    for (uint32_t p : {1u, 2u, 3u, 4u, 5u}) {
+      sched::GenOptions g;
+      g.ranks = p;
+      g.root = ir::hasRoot(a.collective) ? p - 1 : 0;
+      if (!a.accepts(g))
+        continue;
+      ir::Plan plan = a.build(g);
+      for (size_t n : {size_t(1), size_t(2), size_t(3), size_t(7), size_t(30)})
+        for (int direct : {1, 2})
+          for (bool few : {true, false}) {
+            RunSpec o;
+            o.p = p;
+            o.n = n;
+            o.starts = 12;
+            o.direct = direct;
+            o.config = few ? tiny() : rt::ShmConfig{};
+            DirectCounts c;
+            EXPECT_EQ(runPlan(plan, o, &c), "")
+                << a.name.str() << " p=" << p << " n=" << n << " direct=" << direct
+                << (few ? " tiny" : "");
+            DirectCounts &sum = few ? tinyCounts : defaultCounts;
+            sum.runs += c.runs;
+            sum.handOvers += c.handOvers;
+          }
+    }
+  }
+  // Both outcomes happened: whole executions on the direct path, and
+  // hand-overs to requests (slots full, or a peer asking for announcements).
+  EXPECT_GT(tinyCounts.runs, 0u);
+  EXPECT_GT(tinyCounts.handOvers, 0u);
+  EXPECT_GT(defaultCounts.runs, 100u);
+  std::printf("direct path: tiny slots %llu runs, %llu hand-overs; default %llu runs, %llu "
+              "hand-overs\n",
+              (unsigned long long)tinyCounts.runs, (unsigned long long)tinyCounts.handOvers,
+              (unsigned long long)defaultCounts.runs, (unsigned long long)defaultCounts.handOvers);
+}
+
+TEST(ShmDirect, ABlockingCallBesideOnesInFlightTakesRequests) {
+  // Two executions started and left in flight, then a blocking one: the
+  // endpoint is busy, so it goes through requests; all three are right.
+  RunSpec o;
+  o.p = 2;
+  o.n = 2;
+  o.inFlight = 3;
+  o.starts = 10;
+  o.direct = 1;
+  o.config = rt::ShmConfig{};
+  EXPECT_EQ(runPlan(build(ir::Collective::Allreduce, "recursive_doubling", 2), o), "");
+  o.p = 3;
+  o.direct = 2;
+  EXPECT_EQ(runPlan(build(ir::Collective::Reduce, "binomial", 3, 1), o), "");
 }
 
 TEST(ShmTransport, ManyExecutionsInFlightOnOneEndpoint) {
