@@ -4,6 +4,7 @@
 
 #include "dropin/Persistent.h"
 #include "dropin/Serve.h"
+#include "runtime/api/Execution.h"
 #include "runtime/kernels/MpiTypes.h"
 
 #include <sched.h>
@@ -162,12 +163,15 @@ void countHandled(Global &g, Kind k, Substitution sub, int fileId) {
     ++st.fileUses[size_t(fileId)];
 }
 
-int start(Global &g, CommState &cs, collc_request req) {
-  int rc = collc_start(req);
+int start(Global &g, CommState &cs, collc_request req, bool blocking) {
+  // Blocking: waited for at once, so it may run to its end on the
+  // shared-memory direct path (docs/shm-transport.md).
+  auto once = [&] { return blocking ? rt::startBlockingRequest(req) : collc_start(req); };
+  int rc = once();
   while (rc == COLLC_ERR_STATE && cs.pendingCount.load() > 0) {
     if (progressPending(g) == 0)
       sched_yield();
-    rc = collc_start(req);
+    rc = once();
   }
   return rc;
 }
@@ -219,7 +223,7 @@ void dropCached(CommState &cs, collc_request req) {
 
 /// Starts and waits for a blocking execution.
 int runBlocking(Global &g, CommState &cs, const Args &a, collc_request req, bool cached) {
-  if (stageInput(a) != MPI_SUCCESS || start(g, cs, req) != COLLC_SUCCESS) {
+  if (stageInput(a) != MPI_SUCCESS || start(g, cs, req, /*blocking=*/true) != COLLC_SUCCESS) {
     if (cached)
       dropCached(cs, req);
     (void)collc_request_free(&req);
@@ -294,7 +298,7 @@ int execute(Global &g, CommState &cs, const Args &a, collc_plan plan, uint64_t b
       return fallback(g, a, &cs, Reason::Refused, collc_error_message());
     if (g.config.debug)
       logDecision(g, a, &cs, sel.detail);
-    if (stageInput(a) != MPI_SUCCESS || start(g, cs, req) != COLLC_SUCCESS) {
+    if (stageInput(a) != MPI_SUCCESS || start(g, cs, req, /*blocking=*/true) != COLLC_SUCCESS) {
       (void)collc_request_free(&req);
       return fatal(g, a, cs, "collc_start");
     }

@@ -24,8 +24,9 @@ int initRequest(const Args &a, int size, collc_plan plan, collc_request *req);
 int stageInput(const Args &a);
 
 /// collc_start, waiting for earlier non-blocking executions while the tag
-/// window is full (the only local condition start can fail on).
-int start(Global &g, CommState &cs, collc_request req);
+/// window is full (the only local condition start can fail on). `blocking`:
+/// the caller waits for it at once (rt::startBlockingRequest).
+int start(Global &g, CommState &cs, collc_request req, bool blocking = false);
 
 /// Lists a started execution for progress (collcProgress).
 void addPending(Global &g, CommState &cs, Pending *p);

@@ -738,6 +738,16 @@ int nonblocking(collc_plan plan, const Call &call, bool persistent, collc_reques
 
 } // namespace
 
+namespace collc::rt {
+int startBlockingRequest(collc_request request) {
+  if (!request)
+    return fail(COLLC_ERR_ARG, "the request is COLLC_REQUEST_NULL");
+  if (!request->persistent)
+    return fail(COLLC_ERR_STATE, "collc_start needs a persistent request (collc_*_init)");
+  return startRequest(request, /*blocking=*/true);
+}
+} // namespace collc::rt
+
 extern "C" {
 
 int collc_allreduce(collc_plan plan, const void *sendbuf, void *recvbuf, MPI_Count count,

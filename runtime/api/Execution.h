@@ -74,6 +74,12 @@ Status analyzeCall(const Shape &shape, bool planInPlace, const Call &call, CallP
 /// so that a non-blocking call never blocks on it.
 Status prepareComm(MPI_Comm comm);
 
+/// collc_start for a caller that waits for the execution at once (the
+/// interposer's blocking calls): the executor may run it to its end here on
+/// the shared-memory direct path (Executor::startBlocking); collc_wait then
+/// finds it done. Same errors as collc_start.
+int startBlockingRequest(collc_request request);
+
 } // namespace collc::rt
 
 #endif // COLLC_RUNTIME_API_EXECUTION_H
