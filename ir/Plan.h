@@ -93,11 +93,18 @@ struct SourceLine {
 /// One op of a rank's program. Fields an op kind does not use (ir/Ops.def)
 /// keep their default values, so == compares what a plan means.
 struct Op {
+  // Fields are laid out small to large (64 bytes): a plan at scale is
+  // millions of ops.
   OpKind kind = OpKind::Send;
   Buffer buf = Buffer::Out;
   Buffer src = Buffer::In;          ///< reduce, copy
   Order order = Order::OtherFirst;  ///< recv_reduce, reduce
   DepKind deps = DepKind::None;
+  /// Three-address form of recv_reduce / reduce: the result goes to
+  /// dst[dstChunk ..) and buf[chunk ..) is only read. Without it the result
+  /// overwrites buf[chunk ..).
+  bool hasDst = false;
+  Buffer dst = Buffer::Out;
   /// `to` of send, `from` of recv / recv_reduce. A negative peer of the text
   /// (out of range, a `mismatch`) is kept as its 32-bit two's complement:
   /// ranks are below 2^20, so values from 2^31 up mean negative (peerValue).
@@ -105,15 +112,10 @@ struct Op {
   uint32_t chunk = 0;
   uint32_t count = 1;
   uint32_t srcChunk = 0;            ///< reduce, copy
+  uint32_t dstChunk = 0;            ///< when hasDst
   uint32_t step = 0;                ///< when deps == Step
-  llvm::SmallVector<uint32_t, 2> after; ///< when deps == After
-  /// Three-address form of recv_reduce / reduce: the result goes to
-  /// dst[dstChunk ..) and buf[chunk ..) is only read. Without it the result
-  /// overwrites buf[chunk ..).
-  bool hasDst = false;
-  Buffer dst = Buffer::Out;
-  uint32_t dstChunk = 0;
   SourceLine loc; ///< the line that emitted the op (ignored by ==)
+  llvm::SmallVector<uint32_t, 2> after; ///< when deps == After
 
   Slots slots() const { return {buf, chunk, count}; }
   Slots srcSlots() const { return {src, srcChunk, count}; }

@@ -60,7 +60,7 @@ TEST(SizeRefusal, HugeLibraryPlanIsRefusedOnItsEstimate) {
   llvm::Expected<ir::Plan> plan = sched::generate(ir::Collective::Allreduce, "ring", g);
   ASSERT_FALSE(bool(plan));
   EXPECT_EQ(llvm::toString(plan.takeError()),
-            "allreduce ring for 100000 ranks would have about 4.00e+10 ops (about 2880.0 GB in "
+            "allreduce ring for 100000 ranks would have about 4.00e+10 ops (about 2560.0 GB in "
             "memory); refused before generating (the limit is --max-ops 16777216)");
   const sched::Algorithm *ring = sched::findAlgorithm(ir::Collective::Allreduce, "ring");
   InstantiateOptions o;

@@ -1,6 +1,7 @@
 // tools/collc/Main.cpp: `collc`, the command line of the collective compiler.
 #include "tools/collc/Commands.h"
 
+#include "compiler/HeapSetup.h"
 #include "ir/PlanIO.h"
 #include "runtime/bytecode/Format.h"
 #include "schedules/Generators.h"
@@ -126,6 +127,8 @@ std::string overview(llvm::StringRef command) {
 } // namespace
 
 int main(int argc, char **argv) {
+  // Before anything large is allocated (compiler/HeapSetup.h).
+  (void)collc::compiler::prepareHeapForLargePlans();
   llvm::InitLLVM init(argc, argv);
   const Command commands[] = {
       {&ListCommand(), runList},
