@@ -14,9 +14,49 @@ Clocks::Clocks(const ir::DepGraph &g) : Clocks() {
     add(g.preds(i));
 }
 
+void Clocks::closedClock(uint32_t p, std::vector<std::pair<uint32_t, uint32_t>> &out) const {
+  // p's clock with p itself counted in its own chain (ops of a chain are a
+  // path, so p's ancestors in it are the ones before it).
+  out.clear();
+  const uint32_t own = chain_[p], count = pos_[p] + 1;
+  bool placed = false;
+  for (const auto &e : clock(p)) {
+    if (!placed && e.first >= own) {
+      placed = true;
+      out.push_back({own, std::max(count, e.first == own ? e.second : 0)});
+      if (e.first == own)
+        continue;
+    }
+    out.push_back(e);
+  }
+  if (!placed)
+    out.push_back({own, count});
+}
+
 void Clocks::add(llvm::ArrayRef<uint32_t> preds) {
   // Ops of one step share their predecessors: reuse the merged clock.
-  if (!haveLast_ || llvm::ArrayRef<uint32_t>(lastPreds_) != preds) {
+  if (haveLast_ && llvm::ArrayRef<uint32_t>(lastPreds_) == preds) {
+    // merged_ is the clock already.
+  } else if (preds.size() == 1) {
+    closedClock(preds[0], merged_);
+  } else if (preds.size() == 2) {
+    // The common case past one predecessor: a merge of two sorted clocks.
+    closedClock(preds[0], left_);
+    closedClock(preds[1], right_);
+    merged_.clear();
+    size_t i = 0, j = 0;
+    while (i < left_.size() || j < right_.size()) {
+      if (j == right_.size() || (i < left_.size() && left_[i].first < right_[j].first)) {
+        merged_.push_back(left_[i++]);
+      } else if (i == left_.size() || right_[j].first < left_[i].first) {
+        merged_.push_back(right_[j++]);
+      } else {
+        merged_.push_back({left_[i].first, std::max(left_[i].second, right_[j].second)});
+        ++i;
+        ++j;
+      }
+    }
+  } else {
     merged_.clear();
     auto visit = [&](uint32_t c, uint32_t v) {
       if (c >= dense_.size())
@@ -36,9 +76,9 @@ void Clocks::add(llvm::ArrayRef<uint32_t> preds) {
       dense_[c] = 0;
     }
     touched_.clear();
-    lastPreds_.assign(preds.begin(), preds.end());
-    haveLast_ = true;
   }
+  lastPreds_.assign(preds.begin(), preds.end());
+  haveLast_ = true;
   // Extend the chain of a predecessor that is still its chain's tail.
   uint32_t chain = none;
   for (uint32_t p : preds)

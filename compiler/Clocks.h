@@ -52,6 +52,8 @@ private:
     return llvm::ArrayRef<std::pair<uint32_t, uint32_t>>(pool_).slice(
         begin_[i], begin_[i + 1] - begin_[i]);
   }
+  /// out = p's clock counting p itself in its chain (what p passes on).
+  void closedClock(uint32_t p, std::vector<std::pair<uint32_t, uint32_t>> &out) const;
   static constexpr uint32_t none = ~0u;
   std::vector<uint32_t> chain_, pos_, chainLen_;
   std::vector<uint32_t> begin_;
@@ -59,7 +61,7 @@ private:
   // The clock merged for the last predecessor list (ops of one step share it).
   llvm::SmallVector<uint32_t, 8> lastPreds_;
   bool haveLast_ = false;
-  std::vector<std::pair<uint32_t, uint32_t>> merged_;
+  std::vector<std::pair<uint32_t, uint32_t>> merged_, left_, right_;
   std::vector<uint32_t> dense_, touched_;
 };
 

@@ -11,6 +11,12 @@
 // run, moves nothing. Values must be equality-comparable and describe their
 // whole run the same way (e.g. "chunk = slot + offset", never an absolute
 // chunk).
+//
+// Flat mode (reset(..., flat = true)) keeps one value per slot instead: an
+// update costs O(slots it covers) and no search, which is faster when the
+// accesses are short (a ring's one-chunk ops) and the map is small against
+// them (preferFlat says when). Both modes report the same runs: visit joins
+// equal neighbours, as assign merges them in segment mode.
 #ifndef COLLC_COMPILER_SEGMENTMAP_H
 #define COLLC_COMPILER_SEGMENTMAP_H
 
@@ -26,7 +32,24 @@ public:
   SegmentMap() = default;
   SegmentMap(uint32_t size, const T &init) { reset(size, init); }
 
-  void reset(uint32_t size, const T &init) {
+  /// Whether flat mode pays for a map of `size` slots that `accesses`
+  /// accesses covering `slotsTouched` slots in all will use: short accesses
+  /// (16 slots on average at most) and a map not much larger than them.
+  static bool preferFlat(uint64_t size, uint64_t accesses, uint64_t slotsTouched) {
+    return slotsTouched <= 16 * accesses && size <= 8 * accesses + 256;
+  }
+
+  void reset(uint32_t size, const T &init, bool flat = false) {
+    flat_ = flat;
+    if (flat) {
+      cells_.assign(size, init);
+      blocks_.clear();
+      first_.clear();
+      size_ = size;
+      runs_ = 0;
+      return;
+    }
+    cells_.clear();
     blocks_.resize(size ? 1 : 0);
     first_.assign(size ? 1 : 0, 0);
     size_ = size;
@@ -38,10 +61,19 @@ public:
   /// Asks the CPU to fetch what a search starts with (when the map will be
   /// used soon and is likely cold).
   void prefetch() const {
+    if (flat_)
+      return;
     __builtin_prefetch(first_.data());
     __builtin_prefetch(blocks_.data());
   }
-  size_t segments() const { return runs_; }
+  size_t segments() const {
+    if (!flat_)
+      return runs_;
+    size_t n = 0;
+    visit(0, size_, [&](uint32_t, uint32_t, const T &) { ++n; });
+    return n;
+  }
+  bool flat() const { return flat_; }
 
   /// Calls fn(begin, end, value) for each run intersected with [b, e), in
   /// order. fn must not change the map.
@@ -49,6 +81,17 @@ public:
     assert(b <= e && e <= size_);
     if (b == e)
       return;
+    if (flat_) {
+      for (uint32_t x = b; x < e;) {
+        const T &v = cells_[x];
+        uint32_t y = x + 1;
+        while (y < e && cells_[y] == v)
+          ++y;
+        fn(x, y, v);
+        x = y;
+      }
+      return;
+    }
     Pos p = find(b);
     for (size_t k = p.block; k < blocks_.size(); ++k) {
       const std::vector<Run> &blk = blocks_[k];
@@ -65,6 +108,8 @@ public:
   /// The value of one slot.
   const T &at(uint32_t slot) const {
     assert(slot < size_);
+    if (flat_)
+      return cells_[slot];
     Pos p = find(slot);
     return blocks_[p.block][p.index].value;
   }
@@ -74,6 +119,10 @@ public:
     assert(b <= e && e <= size_);
     if (b == e)
       return;
+    if (flat_) {
+      std::fill(cells_.begin() + b, cells_.begin() + e, v);
+      return;
+    }
     Pos p = find(b);
     // Make e and then b the start of a run (found by walking from b's run:
     // the runs between are dropped anyway).
@@ -188,6 +237,8 @@ private:
     first_.erase(first_.begin() + k);
   }
 
+  bool flat_ = false;
+  std::vector<T> cells_; ///< flat mode: slot -> value
   std::vector<std::vector<Run>> blocks_;
   std::vector<uint32_t> first_; ///< block -> its first run's start
   uint32_t size_ = 0;

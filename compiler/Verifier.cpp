@@ -169,13 +169,18 @@ bool Verifier::checkStructure() {
   }
   base_[shape_.ranks] = static_cast<uint32_t>(total);
   sim_.assign(total, SimOp{});
+  access_.assign(shape_.ranks, {0, 0});
   size_t combining = 0;
   for (uint32_t r = 0; r < shape_.ranks; ++r) {
     const auto &ops = plan_.programs[r].ops;
     for (uint32_t g = base_[r]; g < base_[r + 1]; ++g)
       sim_[g].rank = r;
     for (uint32_t i = 0; i < ops.size(); ++i) {
-      combining += ops[i].kind == ir::OpKind::RecvReduce || ops[i].kind == ir::OpKind::Reduce;
+      const ir::Op &op = ops[i];
+      const uint64_t ranges = 1 + ir::hasSrc(op.kind) + op.hasDst;
+      access_[r].first += ranges;
+      access_[r].second += ranges * op.count;
+      combining += op.kind == ir::OpKind::RecvReduce || op.kind == ir::OpKind::Reduce;
       if (std::optional<std::string> e = ir::checkOp(shape_, r, ops, i)) {
         Diagnostic d = opDiag(DiagClass::Invalid, gid(r, i));
         d.slots = ops[i].slots();

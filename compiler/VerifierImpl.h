@@ -105,8 +105,16 @@ private:
   Collector diags_;
   PlanStats stats_;
 
+  /// Whether rank r's slot maps of `size` slots are kept flat
+  /// (SegmentMap::preferFlat over the rank's accesses).
+  bool flatSlots(uint32_t r, uint32_t size) const {
+    return SegmentMap<SymVal>::preferFlat(size, access_[r].first, access_[r].second);
+  }
+
   // Ops, numbered globally.
   std::vector<uint32_t> base_;   ///< rank -> first global id
+  /// rank -> (slot ranges its ops access, slots those ranges cover)
+  std::vector<std::pair<uint64_t, uint64_t>> access_;
   std::vector<ir::DepGraph> graphs_;
   std::vector<uint32_t> succ_; ///< global successor lists (from SimOp::succBegin)
   bool mismatched_ = false;

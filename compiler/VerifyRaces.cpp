@@ -8,6 +8,7 @@
 // so plans whose ranks run a few chains side by side (all generated plans)
 // cost about O(ops · log slots).
 #include "compiler/Clocks.h"
+#include "compiler/SmallKeyMap.h"
 #include "compiler/VerifierImpl.h"
 
 #include "llvm/Support/FormatVariadic.h"
@@ -32,8 +33,10 @@ void Verifier::checkRacesOfRank(uint32_t r, bool aliased) {
     return;
   Clocks clocks(graphs_[r]);
   std::array<SegmentMap<Access>, 3> maps;
-  for (ir::Buffer b : {ir::Buffer::In, ir::Buffer::Out, ir::Buffer::Tmp})
-    maps[int(b)].reset(ir::bufferSlots(shape_, r, b).value_or(0), Access{});
+  for (ir::Buffer b : {ir::Buffer::In, ir::Buffer::Out, ir::Buffer::Tmp}) {
+    const uint32_t size = ir::bufferSlots(shape_, r, b).value_or(0);
+    maps[int(b)].reset(size, Access{}, flatSlots(r, size));
+  }
   const bool alias = aliased && ir::bufferSlots(shape_, r, ir::Buffer::Out) &&
                      ir::bufferSlots(shape_, r, ir::Buffer::In);
   const uint32_t aliasOffset = ir::inPlaceOffset(shape_, r);
@@ -67,8 +70,10 @@ void Verifier::checkRacesOfRank(uint32_t r, bool aliased) {
     Access a;
   };
   std::vector<Run> runs;
-  llvm::DenseMap<uint32_t, uint32_t> consed;
-  llvm::DenseSet<uint32_t> walked;
+  // Per access, a map from reader lists met to what replaces them (reads)
+  // or the set of lists walked (writes). An access meets one or two runs
+  // almost always: a short list searched in place, a hash map beyond it.
+  SmallKeyMap consed, walked;
   for (uint32_t i = 0; i < ops.size(); ++i) {
     const ir::Op &op = ops[i];
     auto locate = [&](const ir::Slots &s) {
@@ -90,12 +95,12 @@ void Verifier::checkRacesOfRank(uint32_t r, bool aliased) {
         // Aliased: an earlier op wrote this input slot's place in out.
         if (alias && s.buf == ir::Buffer::In)
           inPlaceReadAfterWrite_ |= run.a.writer != noOp;
-        auto [it, fresh] = consed.try_emplace(run.a.readers, 0);
-        if (fresh) {
+        uint32_t &head = consed.slot(run.a.readers);
+        if (head == SmallKeyMap::none) {
           cells.push_back({i, run.a.readers});
-          it->second = static_cast<uint32_t>(cells.size() - 1);
+          head = static_cast<uint32_t>(cells.size() - 1);
         }
-        m->assign(run.b, run.e, Access{run.a.writer, it->second});
+        m->assign(run.b, run.e, Access{run.a.writer, head});
       }
     };
     auto write = [&](const ir::Slots &s) {
@@ -106,8 +111,10 @@ void Verifier::checkRacesOfRank(uint32_t r, bool aliased) {
         ir::Slots where{s.buf, run.b - off, run.e - run.b};
         if (run.a.writer != noOp && run.a.writer != i && !clocks.before(run.a.writer, i))
           race(i, run.a.writer, true, true, where);
-        if (!walked.insert(run.a.readers).second)
+        if (uint32_t &seen = walked.slot(run.a.readers); seen != SmallKeyMap::none)
           continue;
+        else
+          seen = 1;
         for (uint32_t c = run.a.readers; c; c = cells[c].next)
           if (cells[c].op != i && !clocks.before(cells[c].op, i))
             race(i, cells[c].op, true, false, where);

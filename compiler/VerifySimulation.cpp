@@ -231,16 +231,16 @@ void Verifier::simulate(bool aliased) {
     uint32_t inSlots = ir::bufferSlots(shape_, r, ir::Buffer::In).value_or(0);
     uint32_t outSlots = ir::bufferSlots(shape_, r, ir::Buffer::Out).value_or(0);
     ValueId me = values_.leaf(r);
-    bb[0].reset(inSlots, SymVal{me, int64_t(ir::inChunk(shape_, r, 0))});
-    bb[1].reset(outSlots, SymVal{});
-    bb[2].reset(shape_.scratch, SymVal{});
+    bb[0].reset(inSlots, SymVal{me, int64_t(ir::inChunk(shape_, r, 0))}, flatSlots(r, inSlots));
+    bb[1].reset(outSlots, SymVal{}, flatSlots(r, outSlots));
+    bb[2].reset(shape_.scratch, SymVal{}, flatSlots(r, shape_.scratch));
     if (shape_.collective == ir::Collective::Bcast && r == shape_.root)
       bb[1].assign(0, outSlots, SymVal{me, 0});
     if (aliased && outSlots && inSlots) {
       Loc L = locate(r, ir::Buffer::In);
       bb[1].assign(L.offset, L.offset + inSlots,
                    SymVal{me, int64_t(ir::inChunk(shape_, r, 0)) - int64_t(L.offset)});
-      writers_[r].reset(outSlots, 0);
+      writers_[r].reset(outSlots, 0, flatSlots(r, outSlots));
     }
   }
 

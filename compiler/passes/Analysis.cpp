@@ -2,6 +2,7 @@
 #include "compiler/passes/Analysis.h"
 
 #include "compiler/SegmentMap.h"
+#include "compiler/SmallKeyMap.h"
 
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DenseSet.h"
@@ -89,7 +90,7 @@ DepLists explicitDeps(llvm::ArrayRef<ir::Op> ops) {
   DepLists deps(ops.size());
   for (uint32_t i = 0; i < ops.size(); ++i) {
     deps[i].assign(g.preds(i).begin(), g.preds(i).end());
-    llvm::sort(deps[i]);
+    std::sort(deps[i].begin(), deps[i].end());
     deps[i].erase(std::unique(deps[i].begin(), deps[i].end()), deps[i].end());
   }
   return deps;
@@ -122,7 +123,7 @@ void reduceTransitively(DepLists &deps) {
   Clocks clocks;
   llvm::SmallVector<uint32_t, 8> kept;
   for (auto &d : deps) {
-    llvm::sort(d);
+    std::sort(d.begin(), d.end());
     d.erase(std::unique(d.begin(), d.end()), d.end());
     kept.clear();
     // Highest first: a candidate implied by another is an ancestor of a
@@ -136,6 +137,20 @@ void reduceTransitively(DepLists &deps) {
     d.assign(kept.rbegin(), kept.rend());
     clocks.add(d);
   }
+}
+
+SlotUse slotUse(llvm::ArrayRef<ir::Op> ops) {
+  SlotUse u;
+  for (const ir::Op &op : ops) {
+    const uint64_t ranges = 1 + ir::hasSrc(op.kind) + op.hasDst;
+    u.accesses += ranges;
+    u.slots += ranges * op.count;
+  }
+  return u;
+}
+
+bool SlotUse::flat(uint64_t size) const {
+  return SegmentMap<int>::preferFlat(size, accesses, slots);
 }
 
 DepLists dataDeps(const ir::Shape &shape, uint32_t rank, llvm::ArrayRef<ir::Op> ops) {
@@ -154,15 +169,15 @@ DepLists dataDeps(const ir::Shape &shape, uint32_t rank, llvm::ArrayRef<ir::Op> 
   };
   std::vector<Cell> cells(1, Cell{~0u, 0});
   SegmentMap<SlotState> maps[3];
+  const SlotUse use = slotUse(ops);
   for (uint8_t s = 0; s < 3; ++s)
-    maps[s].reset(layout.spaceSize(s), SlotState{});
+    maps[s].reset(layout.spaceSize(s), SlotState{}, use.flat(layout.spaceSize(s)));
   struct Run {
     uint32_t b, e;
     SlotState st;
   };
   std::vector<Run> runs;
-  llvm::DenseMap<uint32_t, uint32_t> consed;
-  llvm::DenseSet<uint32_t> walked;
+  SmallKeyMap consed, walked;
   // The runs of `s`'s place (clipped to its space); false when empty.
   auto collect = [&](const ir::Slots &s) -> SegmentMap<SlotState> * {
     const Place p = layout.place(s);
@@ -190,8 +205,10 @@ DepLists dataDeps(const ir::Shape &shape, uint32_t rank, llvm::ArrayRef<ir::Op> 
       for (const Run &run : runs) {
         if (run.st.writer >= 0)
           d.push_back(uint32_t(run.st.writer));
-        if (!walked.insert(run.st.readers).second)
+        if (uint32_t &seen = walked.slot(run.st.readers); seen != SmallKeyMap::none)
           continue;
+        else
+          seen = 1;
         for (uint32_t c = run.st.readers; c; c = cells[c].next)
           if (cells[c].op != i)
             d.push_back(cells[c].op);
@@ -205,12 +222,12 @@ DepLists dataDeps(const ir::Shape &shape, uint32_t rank, llvm::ArrayRef<ir::Op> 
       for (const Run &run : runs) {
         if (run.st.readers && cells[run.st.readers].op == i)
           continue;
-        auto [it, fresh] = consed.try_emplace(run.st.readers, 0);
-        if (fresh) {
+        uint32_t &head = consed.slot(run.st.readers);
+        if (head == SmallKeyMap::none) {
           cells.push_back({i, run.st.readers});
-          it->second = static_cast<uint32_t>(cells.size() - 1);
+          head = static_cast<uint32_t>(cells.size() - 1);
         }
-        m->assign(run.b, run.e, SlotState{run.st.writer, it->second});
+        m->assign(run.b, run.e, SlotState{run.st.writer, head});
       }
     }
     if (a.write)
@@ -237,7 +254,7 @@ void eraseOps(ir::Program &prog, DepLists deps, const std::vector<bool> &keep) {
       else
         res.append(deps[p].begin(), deps[p].end()); // already resolved
     }
-    llvm::sort(res);
+    std::sort(res.begin(), res.end());
     res.erase(std::unique(res.begin(), res.end()), res.end());
     deps[i] = std::move(res);
   }

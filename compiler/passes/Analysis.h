@@ -60,6 +60,15 @@ struct Accesses {
 };
 Accesses accessesOf(const ir::Op &op);
 
+/// How one program's ops use slots: the slot ranges they access and the
+/// slots those cover, to choose a slot map's mode (SegmentMap::preferFlat).
+struct SlotUse {
+  uint64_t accesses = 0, slots = 0;
+  /// Whether a map of `size` slots for these ops is kept flat.
+  bool flat(uint64_t size) const;
+};
+SlotUse slotUse(llvm::ArrayRef<ir::Op> ops);
+
 /// True when the op reads and writes the same range (two-address
 /// recv_reduce or reduce).
 inline bool isReadModifyWrite(const ir::Op &op) {

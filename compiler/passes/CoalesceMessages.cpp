@@ -28,6 +28,7 @@
 
 #include "llvm/ADT/DenseMap.h"
 
+#include <algorithm>
 #include <map>
 
 namespace collc::compiler {
@@ -178,7 +179,7 @@ bool MessageCoalescing::round(ir::Plan &plan) {
     for (auto &list : d) {
       for (uint32_t &x : list)
         x = target[r][x];
-      llvm::sort(list);
+      std::sort(list.begin(), list.end());
       list.erase(std::unique(list.begin(), list.end()), list.end());
     }
     eraseOps(plan.programs[r], std::move(d), keep);

@@ -38,6 +38,8 @@
 
 #include "llvm/ADT/STLExtras.h"
 
+#include <algorithm>
+
 namespace collc::compiler {
 
 namespace {
@@ -77,7 +79,7 @@ public:
         bounds_.push_back(e.begin);
         bounds_.push_back(e.end);
       }
-      llvm::sort(bounds_);
+      std::sort(bounds_.begin(), bounds_.end());
       bounds_.erase(std::unique(bounds_.begin(), bounds_.end()), bounds_.end());
     }
     if (bounds_.empty())

@@ -22,6 +22,7 @@
 #include "compiler/passes/Analysis.h"
 #include "compiler/passes/Pass.h"
 
+#include <algorithm>
 #include <array>
 
 namespace collc::compiler {
@@ -59,8 +60,11 @@ bool DeadOpElimination::run(ir::Plan &plan) {
     live[r].assign(ops.size(), 0);
     // Per buffer, runs of slots with the same last writer (-1: none).
     std::array<SegmentMap<int64_t>, 3> last;
-    for (ir::Buffer b : {ir::Buffer::In, ir::Buffer::Out, ir::Buffer::Tmp})
-      last[int(b)].reset(ir::bufferSlots(plan.shape, r, b).value_or(0), -1);
+    const SlotUse use = slotUse(ops);
+    for (ir::Buffer b : {ir::Buffer::In, ir::Buffer::Out, ir::Buffer::Tmp}) {
+      const uint32_t size = ir::bufferSlots(plan.shape, r, b).value_or(0);
+      last[int(b)].reset(size, -1, use.flat(size));
+    }
     auto clip = [&](const ir::Slots &s) {
       return std::min(s.end(), last[int(s.buf)].size());
     };
@@ -73,7 +77,7 @@ bool DeadOpElimination::run(ir::Plan &plan) {
             if (x >= 0)
               w.push_back(uint32_t(x));
           });
-      llvm::sort(w);
+      std::sort(w.begin(), w.end());
       w.erase(std::unique(w.begin(), w.end()), w.end());
       if (a.write && a.write->chunk < clip(*a.write))
         last[int(a.write->buf)].assign(a.write->chunk, clip(*a.write), int64_t(i));

@@ -97,4 +97,47 @@ TEST(SegmentMap, MatchesAFlatArrayWithManyRuns) {
   }
 }
 
+// Flat mode reports exactly the runs segment mode does, whatever is assigned
+// and visited (the verifier picks a mode per rank and must not see a
+// difference).
+TEST(SegmentMap, FlatModeVisitsTheSameRunsAsSegmentMode) {
+  std::mt19937 rng(11);
+  for (int round = 0; round < 40; ++round) {
+    const uint32_t n = round % 5 == 0 ? 1 + rng() % 3 : 1 + rng() % 300;
+    SegmentMap<int> seg, flat;
+    seg.reset(n, 5);
+    flat.reset(n, 5, /*flat=*/true);
+    EXPECT_TRUE(flat.flat());
+    EXPECT_FALSE(seg.flat());
+    auto runsOf = [](const SegmentMap<int> &m, uint32_t b, uint32_t e) {
+      std::vector<std::tuple<uint32_t, uint32_t, int>> v;
+      m.visit(b, e, [&](uint32_t rb, uint32_t re, int x) { v.emplace_back(rb, re, x); });
+      return v;
+    };
+    for (int k = 0; k < 400; ++k) {
+      const uint32_t b = rng() % n, e = b + rng() % (n - b + 1);
+      const int v = int(rng() % 4);
+      seg.assign(b, e, v);
+      flat.assign(b, e, v);
+      const uint32_t vb = rng() % n, ve = vb + rng() % (n - vb + 1);
+      ASSERT_EQ(runsOf(seg, vb, ve), runsOf(flat, vb, ve));
+      ASSERT_EQ(seg.at(vb), flat.at(vb));
+    }
+    EXPECT_EQ(seg.segments(), flat.segments());
+    // A reset switches modes and forgets the old contents.
+    flat.reset(n, 9);
+    EXPECT_FALSE(flat.flat());
+    EXPECT_EQ(runsOf(flat, 0, n), (std::vector<std::tuple<uint32_t, uint32_t, int>>{{0, n, 9}}));
+  }
+}
+
+TEST(SegmentMap, PreferFlatOnlyForShortAccessesToASmallMap) {
+  // A ring: one slot per access, p slots, 4p accesses.
+  EXPECT_TRUE(SegmentMap<int>::preferFlat(1024, 4096, 4096));
+  // Halving-doubling: accesses of p/2 slots.
+  EXPECT_FALSE(SegmentMap<int>::preferFlat(4096, 48, 48 * 2048));
+  // A map far larger than its few accesses.
+  EXPECT_FALSE(SegmentMap<int>::preferFlat(1u << 20, 100, 100));
+}
+
 } // namespace
