@@ -13,7 +13,10 @@ Proven proveStrongest(ir::Plan &plan, VerifyOptions opts, const VerifyResult *kn
   opts.noncommutative = false; // the plan's own claim first
   const bool useKnown =
       known && known->proven() && (!opts.requireIdentical || known->stats.identical);
-  Proven out{useKnown ? *known : verify(plan, opts), {}};
+  // The attempts below change only the plan's claims: they share the
+  // structure check, graphs and message matching of one Prover.
+  Prover prover(plan);
+  Proven out{useKnown ? *known : prover.verify(opts), {}};
   if (!out.result.proven())
     return out;
   // Each strengthening is tried on its own and kept only if the whole plan
@@ -23,7 +26,7 @@ Proven proveStrongest(ir::Plan &plan, VerifyOptions opts, const VerifyResult *kn
     claim = stronger;
     VerifyOptions quick = opts;
     quick.stopAtFirstError = true; // a refused claim is dropped unseen
-    VerifyResult r = verify(plan, quick);
+    VerifyResult r = prover.verify(quick);
     if (r.proven())
       out.result = std::move(r);
     else

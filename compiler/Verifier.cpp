@@ -90,8 +90,9 @@ void printStats(const PlanStats &s, llvm::raw_ostream &os) {
   os << "identical: " << (s.identical ? "yes" : "no") << '\n';
 }
 
-VerifyResult verify(const ir::Plan &plan, const VerifyOptions &opts) {
-  VerifyResult result = detail::Verifier(plan, opts).run();
+namespace {
+/// Fills in each diagnostic's source location from its op's line.
+VerifyResult located(const ir::Plan &plan, VerifyResult result) {
   if (!plan.source.empty())
     for (Diagnostic &d : result.diagnostics)
       if (d.rank && d.op && *d.rank < plan.programs.size() &&
@@ -99,6 +100,20 @@ VerifyResult verify(const ir::Plan &plan, const VerifyOptions &opts) {
         if (uint32_t line = plan.programs[*d.rank].ops[*d.op].loc.line)
           d.location = plan.source + ":" + std::to_string(line);
   return result;
+}
+} // namespace
+
+VerifyResult verify(const ir::Plan &plan, const VerifyOptions &opts) {
+  return located(plan, detail::Verifier(plan).run(opts));
+}
+
+Prover::Prover(const ir::Plan &plan) : plan_(plan) {}
+Prover::~Prover() = default;
+
+VerifyResult Prover::verify(const VerifyOptions &opts) {
+  if (!v_ || !v_->reusable())
+    v_ = std::make_unique<detail::Verifier>(plan_);
+  return located(plan_, v_->run(opts));
 }
 
 namespace detail {
@@ -120,8 +135,16 @@ void Collector::add(Diagnostic d) {
   diags_.push_back(std::move(d));
 }
 
-Verifier::Verifier(const ir::Plan &plan, const VerifyOptions &opts)
-    : plan_(plan), shape_(plan.shape), opts_(opts), diags_(opts.maxErrors) {}
+Verifier::Verifier(const ir::Plan &plan) : plan_(plan), shape_(plan.shape) {}
+
+bool Verifier::reusable() const {
+  if (!prepared_ || !clean_)
+    return false;
+  ir::Shape a = shape_, b = preparedShape_;
+  a.commutative = b.commutative;
+  a.inPlace = b.inPlace;
+  return a == b && !ir::checkShape(shape_);
+}
 
 Diagnostic Verifier::opDiag(DiagClass cls, uint32_t g) const {
   Diagnostic d;
@@ -190,8 +213,7 @@ bool Verifier::checkStructure() {
       }
     }
   }
-  // Each combining op makes about one value (hash-consing shares the rest).
-  values_.reserve(combining);
+  combining_ = combining;
   return ok;
 }
 
@@ -463,35 +485,58 @@ void Verifier::checkIdentical() {
   }
 }
 
-VerifyResult Verifier::run() {
+void Verifier::prepare() {
+  prepared_ = true;
   stats_.ops = plan_.numOps();
   stats_.scratch = shape_.scratch;
-  VerifyResult result;
-  if (checkStructure()) {
+  preparedShape_ = shape_;
+  structureOk_ = checkStructure();
+  if (structureOk_) {
     // Global successor lists.
     graphs_.reserve(shape_.ranks);
     for (uint32_t r = 0; r < shape_.ranks; ++r)
       graphs_.emplace_back(plan_.programs[r].ops);
-    {
-      const size_t n = sim_.size();
-      std::vector<uint32_t> fill(n, 0); // successor counts, then where the next goes
-      for (uint32_t r = 0; r < shape_.ranks; ++r)
-        for (uint32_t i = 0; i < graphs_[r].size(); ++i)
-          for (uint32_t pr : graphs_[r].preds(i))
-            ++fill[gid(r, pr)];
-      uint32_t edges = 0;
-      for (size_t g = 0; g < n; ++g) {
-        sim_[g].succBegin = edges;
-        edges += fill[g];
-        fill[g] = sim_[g].succBegin;
-      }
-      succ_.resize(edges);
-      for (uint32_t r = 0; r < shape_.ranks; ++r)
-        for (uint32_t i = 0; i < graphs_[r].size(); ++i)
-          for (uint32_t pr : graphs_[r].preds(i))
-            succ_[fill[gid(r, pr)]++] = gid(r, i);
+    const size_t n = sim_.size();
+    std::vector<uint32_t> fill(n, 0); // successor counts, then where the next goes
+    for (uint32_t r = 0; r < shape_.ranks; ++r)
+      for (uint32_t i = 0; i < graphs_[r].size(); ++i)
+        for (uint32_t pr : graphs_[r].preds(i))
+          ++fill[gid(r, pr)];
+    uint32_t edges = 0;
+    for (size_t g = 0; g < n; ++g) {
+      sim_[g].succBegin = edges;
+      edges += fill[g];
+      fill[g] = sim_[g].succBegin;
     }
+    succ_.resize(edges);
+    for (uint32_t r = 0; r < shape_.ranks; ++r)
+      for (uint32_t i = 0; i < graphs_[r].size(); ++i)
+        for (uint32_t pr : graphs_[r].preds(i))
+          succ_[fill[gid(r, pr)]++] = gid(r, i);
+    matchMessages();
+  }
+  clean_ = structureOk_ && diags_.total() == 0;
+  preparedStats_ = stats_;
+}
 
+VerifyResult Verifier::run(const VerifyOptions &opts) {
+  opts_ = opts;
+  diags_ = Collector(opts.maxErrors);
+  if (!prepared_) {
+    prepare();
+  } else {
+    // A later run (reusable()): what the last one changed starts afresh.
+    assert(reusable() && "a run reusing an unclean or changed plan's preparation");
+    stats_ = preparedStats_;
+    values_ = ValueTable();
+    reported_.clear();
+    for (SimOp &so : sim_)
+      so.racy = 0;
+    inPlaceReadAfterWrite_ = aliasedByOrder_ = raceProbe_ = raceFound_ = false;
+  }
+  if (structureOk_) {
+    // Each combining op makes about one value (hash-consing shares the rest).
+    values_.reserve(combining_);
     // With stopAtFirstError the simulation comes before the race check: a
     // plan with a race is refused either way, and without one the
     // simulation is the same, while a fault it finds (e.g. `order`, when a
@@ -499,7 +544,6 @@ VerifyResult Verifier::run() {
     const bool stop = opts_.stopAtFirstError;
     auto failed = [&] { return stop && diags_.total() != 0; };
     [&] {
-      matchMessages();
       if (failed())
         return;
       // In-place plans: one race check with in and out aliased first,
@@ -562,6 +606,7 @@ VerifyResult Verifier::run() {
       }
     }();
   }
+  VerifyResult result;
   result.diagnostics = std::move(diags_.diags());
   result.dropped = diags_.dropped();
   result.stats = stats_;

@@ -10,6 +10,7 @@
 
 #include "llvm/Support/raw_ostream.h"
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -93,6 +94,30 @@ struct VerifyResult {
 /// Verifies `plan`. Any plan may be given (also ones not from the reader);
 /// malformed ones yield `invalid` diagnostics.
 VerifyResult verify(const ir::Plan &plan, const VerifyOptions &opts = {});
+
+namespace detail {
+class Verifier;
+}
+
+/// Verifies one plan several times — with other options, or after changing
+/// only its `commutative` or `in_place` claim (proveStrongest's attempts) —
+/// sharing what does not depend on them: the structure check, the
+/// dependency graphs and the message matching, when the first run found
+/// nothing wrong there. Each verify() gives what verify(plan, opts) would.
+/// The plan is held by reference; its ops and the rest of its shape must
+/// not change while the Prover is used.
+class Prover {
+public:
+  explicit Prover(const ir::Plan &plan);
+  ~Prover();
+  Prover(const Prover &) = delete;
+  Prover &operator=(const Prover &) = delete;
+  VerifyResult verify(const VerifyOptions &opts = {});
+
+private:
+  const ir::Plan &plan_;
+  std::unique_ptr<detail::Verifier> v_;
+};
 
 /// Prints stats as `key: value` lines (ops, messages, chunks-moved, scratch,
 /// critical-path, identical).

@@ -54,8 +54,14 @@ private:
 
 class Verifier {
 public:
-  Verifier(const ir::Plan &plan, const VerifyOptions &opts);
-  VerifyResult run();
+  explicit Verifier(const ir::Plan &plan);
+  /// Verifies the plan with `opts`. The first call also checks its structure
+  /// and matches its messages; later calls reuse that (see reusable).
+  VerifyResult run(const VerifyOptions &opts);
+  /// Whether a later run may reuse the first one's structure check, graphs
+  /// and matching: they found nothing, and the shape differs at most in the
+  /// `commutative` and `in_place` claims (and is still valid).
+  bool reusable() const;
 
   // --- shared helpers -----------------------------------------------------
   uint32_t gid(uint32_t rank, uint32_t op) const { return base_[rank] + op; }
@@ -72,6 +78,9 @@ public:
   bool dataCollective() const { return !ir::reduces(shape_.collective); }
 
 private:
+  /// Structure, dependency graphs, successor lists and message matching:
+  /// what does not depend on the options or the plan's claims.
+  void prepare();
   bool checkStructure();
   void matchMessages();
   void checkRaces(bool aliased);
@@ -102,8 +111,15 @@ private:
   const ir::Plan &plan_;
   const ir::Shape &shape_;
   VerifyOptions opts_;
-  Collector diags_;
+  Collector diags_{0};
   PlanStats stats_;
+  // What prepare() found, for the runs after the first.
+  bool prepared_ = false;
+  bool structureOk_ = false; ///< structure valid (graphs and matching built)
+  bool clean_ = false;       ///< and nothing reported
+  ir::Shape preparedShape_;
+  PlanStats preparedStats_;
+  size_t combining_ = 0; ///< recv_reduce and reduce ops
 
   /// Whether rank r's slot maps of `size` slots are kept flat
   /// (SegmentMap::preferFlat over the rank's accesses).

@@ -30,6 +30,7 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 
 namespace collc::compiler {
 
@@ -97,13 +98,30 @@ private:
 
 bool MessageCoalescing::round(ir::Plan &plan) {
   const uint32_t p = static_cast<uint32_t>(plan.programs.size());
-  std::vector<DepLists> deps(p);
-  for (uint32_t r = 0; r < p; ++r) {
-    if (plan.programs[r].ops.empty())
-      continue;
-    deps[r] = explicitDeps(plan.programs[r].ops);
-    reduceTransitively(deps[r]);
-  }
+  // Per rank, built when first needed: the dependency graph as written, and
+  // the transitively reduced lists (equal lists = equal ancestor sets).
+  std::vector<std::optional<ir::DepGraph>> graphs(p);
+  std::vector<std::optional<DepLists>> reduced(p);
+  auto graph = [&](uint32_t r) -> const ir::DepGraph & {
+    if (!graphs[r])
+      graphs[r].emplace(plan.programs[r].ops);
+    return *graphs[r];
+  };
+  auto deps = [&](uint32_t r) -> const DepLists & {
+    if (!reduced[r]) {
+      reduced[r] = explicitDeps(plan.programs[r].ops);
+      reduceTransitively(*reduced[r]);
+    }
+    return *reduced[r];
+  };
+  // When a part waits directly for the first part, the first is among its
+  // ancestors but not among its own: their ancestor sets differ and they
+  // cannot merge. This settles most pairs (a step's send after the previous
+  // step's) without the reduced lists.
+  auto waitsFor = [&](uint32_t r, uint32_t later, uint32_t first) {
+    const llvm::ArrayRef<uint32_t> preds = graph(r).preds(later);
+    return std::find(preds.begin(), preds.end(), first) != preds.end();
+  };
   // Channels in a fixed order: (from, to) -> the sends and the receives.
   std::map<std::pair<uint32_t, uint32_t>, std::pair<std::vector<uint32_t>, std::vector<uint32_t>>>
       channels;
@@ -130,10 +148,16 @@ bool MessageCoalescing::round(ir::Plan &plan) {
       size_t next = k + 1;
       for (; next < n; ++next) {
         const uint32_t s2 = sends[next], r2 = recvs[next];
-        if (deps[a][s2] != deps[a][sends[k]] || deps[b][r2] != deps[b][recvs[k]])
+        if (waitsFor(a, s2, sends[k]) || waitsFor(b, r2, recvs[k]))
           break;
-        if (opsA[s2].count != opsB[r2].count || !extend(m, opsA[s2], opsB[r2]))
+        if (opsA[s2].count != opsB[r2].count)
           break;
+        Merged grown = m;
+        if (!extend(grown, opsA[s2], opsB[r2]))
+          break;
+        if (deps(a)[s2] != deps(a)[sends[k]] || deps(b)[r2] != deps(b)[recvs[k]])
+          break;
+        m = std::move(grown);
         m.sends.push_back(s2);
         m.recvs.push_back(r2);
       }
@@ -175,7 +199,7 @@ bool MessageCoalescing::round(ir::Plan &plan) {
     if (llvm::all_of(keep, [](bool k) { return k; }))
       continue;
     // Waits on a removed part move to its merged op, which is earlier.
-    DepLists d = deps[r];
+    DepLists d = deps(r);
     for (auto &list : d) {
       for (uint32_t &x : list)
         x = target[r][x];
