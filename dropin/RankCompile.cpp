@@ -71,7 +71,10 @@ llvm::Expected<RankPlan> compileRank(const lang::Module &m, const lang::Instanti
 
   RankPlan out;
   for (unsigned round = 0;; ++round) {
-    llvm::Expected<ir::Plan> opt = compiler::optimize(plan, dropinPipeline(false));
+    // The plan goes into the pipeline whole (no copy: it holds the rank's
+    // program and its peers', 3 x 4p ops for a ring); a further round, rare,
+    // instantiates its sections again.
+    llvm::Expected<ir::Plan> opt = compiler::optimize(std::move(plan), dropinPipeline(false));
     if (!opt)
       return opt.takeError();
     const rt::LoadedPlan part = compiler::toPartialBytecodePlan(*opt, rank, sections);
@@ -101,8 +104,10 @@ llvm::Expected<RankPlan> compileRank(const lang::Module &m, const lang::Instanti
     sections.insert(sections.end(), more.begin(), more.end());
     std::sort(sections.begin(), sections.end());
     sections.erase(std::unique(sections.begin(), sections.end()), sections.end());
-    if (llvm::Error e = instantiateMissing(m, opts, sections, plan, have))
-      return e;
+    llvm::Expected<ir::Plan> again = lang::instantiateRanks(m, opts, sections);
+    if (!again)
+      return again.takeError();
+    plan = std::move(*again);
   }
 }
 

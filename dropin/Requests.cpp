@@ -223,7 +223,7 @@ void dropCached(CommState &cs, collc_request req) {
 
 /// Starts and waits for a blocking execution.
 int runBlocking(Global &g, CommState &cs, const Args &a, collc_request req, bool cached) {
-  if (stageInput(a) != MPI_SUCCESS || start(g, cs, req, /*blocking=*/true) != COLLC_SUCCESS) {
+  if (stageInput(a) != MPI_SUCCESS || start(g, cs, req, /*blocking=*/false) != COLLC_SUCCESS) {
     if (cached)
       dropCached(cs, req);
     (void)collc_request_free(&req);
@@ -298,7 +298,9 @@ int execute(Global &g, CommState &cs, const Args &a, collc_plan plan, uint64_t b
       return fallback(g, a, &cs, Reason::Refused, collc_error_message());
     if (g.config.debug)
       logDecision(g, a, &cs, sel.detail);
-    if (stageInput(a) != MPI_SUCCESS || start(g, cs, req, /*blocking=*/true) != COLLC_SUCCESS) {
+    // Never the blocking start: a non-blocking call returns at once, whether
+    // or not its peers have arrived.
+    if (stageInput(a) != MPI_SUCCESS || start(g, cs, req, /*blocking=*/false) != COLLC_SUCCESS) {
       (void)collc_request_free(&req);
       return fatal(g, a, cs, "collc_start");
     }

@@ -258,22 +258,22 @@ void eraseOps(ir::Program &prog, DepLists deps, const std::vector<bool> &keep) {
     res.erase(std::unique(res.begin(), res.end()), res.end());
     deps[i] = std::move(res);
   }
-  ir::Program out;
+  // The kept ops move down in place (index[i] <= i), their lists renumbered.
   DepLists outDeps;
-  out.ops.reserve(next);
   outDeps.reserve(next);
   for (uint32_t i = 0; i < n; ++i) {
     if (!keep[i])
       continue;
-    out.ops.push_back(prog.ops[i]);
+    if (index[i] != i)
+      prog.ops[index[i]] = std::move(prog.ops[i]);
     llvm::SmallVector<uint32_t, 4> d;
     for (uint32_t p : deps[i])
       d.push_back(index[p]);
     outDeps.push_back(std::move(d));
   }
+  prog.ops.resize(next);
   reduceTransitively(outDeps);
-  writeDeps(out.ops, outDeps);
-  prog = std::move(out);
+  writeDeps(prog.ops, outDeps);
 }
 
 // --- messages ------------------------------------------------------------------------
