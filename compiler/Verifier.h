@@ -88,12 +88,32 @@ struct VerifyResult {
   /// In-place plans: the aliased layout was proven from the plain run and
   /// the order of input reads before output writes, without a second run.
   bool aliasedByOrder = false;
+  /// verifyReordered: proven from the earlier proof (races and times checked
+  /// again, values carried over) rather than by a full run.
+  bool reordered = false;
   bool proven() const { return diagnostics.empty() && dropped == 0; }
 };
 
 /// Verifies `plan`. Any plan may be given (also ones not from the reader);
 /// malformed ones yield `invalid` diagnostics.
 VerifyResult verify(const ir::Plan &plan, const VerifyOptions &opts = {});
+
+/// Proves `plan`, whose ops are exactly those of a plan that `before` proved
+/// with the same `opts`, but for their dependencies (the caller guarantees
+/// that, e.g. by having replaced only the dependency fields itself). When
+/// every dependency joins two ops that conflict (one writes a slot the other
+/// touches; in and out one memory for in-place plans), the plan proven
+/// before, being race-free, ordered each such pair the same way: the new
+/// order is contained in the old one, and if the new plan is race-free too,
+/// every op reads what it read before and messages match as before. Then
+/// values, results, reduction trees and deadlock freedom carry over, and
+/// only the race check and the critical path (a timing run without values)
+/// are redone. Otherwise — a dependency between ops that do not conflict, a
+/// race, anything found — it verifies the plan in full. Either way the
+/// result is what verify(plan, opts) gives (docs/plan-format.md,
+/// "Verification").
+VerifyResult verifyReordered(const ir::Plan &plan, const VerifyOptions &opts,
+                             const VerifyResult &before);
 
 namespace detail {
 class Verifier;

@@ -62,6 +62,10 @@ public:
   /// and matching: they found nothing, and the shape differs at most in the
   /// `commutative` and `in_place` claims (and is still valid).
   bool reusable() const;
+  /// verifyReordered's shortcut (Verifier.h): the result, or nothing when
+  /// the plan must be verified in full (then call run).
+  std::optional<VerifyResult> runReordered(const VerifyOptions &opts,
+                                           const VerifyResult &before);
 
   // --- shared helpers -----------------------------------------------------
   uint32_t gid(uint32_t rank, uint32_t op) const { return base_[rank] + op; }
@@ -85,7 +89,12 @@ private:
   void matchMessages();
   void checkRaces(bool aliased);
   void checkRacesOfRank(uint32_t rank, bool aliased);
-  void simulate(bool aliased);
+  /// With `values` false, only when each op completes (for the critical
+  /// path and deadlock freedom): no buffers, no values, nothing reported.
+  void simulate(bool aliased, bool values = true);
+  /// Whether ops a < b of rank r conflict: a slot one of them writes is one
+  /// the other touches (in and out one memory when `aliased`).
+  bool conflict(uint32_t r, const ir::Op &a, const ir::Op &b, bool aliased) const;
   void reportDeadlocks();
   void checkResults();
   void checkIdentical();

@@ -218,15 +218,15 @@ void Verifier::transfer(uint32_t send, uint32_t recv) {
     combineInto(recv, ro.slots(), ro.dstSlots(), payload, ro.order == ir::Order::OtherFirst);
 }
 
-void Verifier::simulate(bool aliased) {
+void Verifier::simulate(bool aliased, bool values) {
   const uint32_t p = shape_.ranks;
   aliased_ = aliased;
   reported_.clear();
-  bufs_.resize(p);
+  bufs_.resize(values ? p : 0);
   writers_.clear();
-  if (aliased)
+  if (aliased && values)
     writers_.resize(p);
-  for (uint32_t r = 0; r < p; ++r) {
+  for (uint32_t r = 0; r < bufs_.size(); ++r) {
     auto &bb = bufs_[r];
     uint32_t inSlots = ir::bufferSlots(shape_, r, ir::Buffer::In).value_or(0);
     uint32_t outSlots = ir::bufferSlots(shape_, r, ir::Buffer::Out).value_or(0);
@@ -287,15 +287,17 @@ void Verifier::simulate(bool aliased) {
       __builtin_prefetch(succ_.data() + sa.succBegin);
       if (sa.partner != noOp)
         __builtin_prefetch(sim_.data() + sa.partner);
-      for (const SegmentMap<SymVal> &m : bufs_[sa.rank])
-        m.prefetch();
+      if (values)
+        for (const SegmentMap<SymVal> &m : bufs_[sa.rank])
+          m.prefetch();
     }
     uint32_t g = queue[head];
     SimOp &so = sim_[g];
     const uint32_t ready = so.time;
     const ir::Op &op = plan_.programs[so.rank].ops[g - base_[so.rank]];
     if (!ir::isMessage(op.kind)) {
-      executeLocal(g);
+      if (values)
+        executeLocal(g);
       complete(g, ready + 1);
       continue;
     }
@@ -304,7 +306,9 @@ void Verifier::simulate(bool aliased) {
     if (q == noOp || sim_[q].state != 1)
       continue;
     uint32_t t = std::max(ready, sim_[q].time) + 1;
-    if (op.kind == ir::OpKind::Send)
+    if (!values)
+      ; // only the times
+    else if (op.kind == ir::OpKind::Send)
       transfer(g, q);
     else
       transfer(q, g);
@@ -313,7 +317,7 @@ void Verifier::simulate(bool aliased) {
   }
   // Ops that never complete (deadlock, unmatched messages) leave what they
   // would have written poisoned, so nothing downstream is reported again.
-  for (uint32_t g = 0; g < n; ++g) {
+  for (uint32_t g = 0; g < n && values; ++g) {
     const ir::Op &op = opOf(g);
     if (sim_[g].state != 2 && ir::writesBuf(op.kind)) {
       ir::Slots w = op.dstSlots();

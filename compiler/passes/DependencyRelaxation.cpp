@@ -28,13 +28,22 @@ public:
   llvm::StringRef name() const override { return "relax-deps"; }
 
   bool run(ir::Plan &plan) override {
+    const Dependencies deps = *dependenciesOnly(plan);
     bool changed = false;
-    for (uint32_t r = 0; r < plan.programs.size(); ++r) {
-      auto &ops = plan.programs[r].ops;
-      if (!ops.empty())
-        changed |= writeDeps(ops, dataDeps(plan.shape, r, ops));
-    }
+    for (uint32_t r = 0; r < plan.programs.size(); ++r)
+      if (!plan.programs[r].ops.empty())
+        changed |= writeDeps(plan.programs[r].ops, deps[r]);
     return changed;
+  }
+
+  std::optional<Dependencies> dependenciesOnly(const ir::Plan &plan) override {
+    Dependencies deps(plan.programs.size());
+    for (uint32_t r = 0; r < plan.programs.size(); ++r) {
+      const auto &ops = plan.programs[r].ops;
+      if (!ops.empty())
+        deps[r] = dataDeps(plan.shape, r, ops);
+    }
+    return deps;
   }
 };
 

@@ -10,7 +10,11 @@
 
 #include "ir/Plan.h"
 
+#include "llvm/ADT/SmallVector.h"
+
 #include <memory>
+#include <optional>
+#include <vector>
 
 namespace collc::compiler {
 
@@ -24,6 +28,16 @@ public:
   /// Precondition: `plan` is proven (passes rely on race freedom and on
   /// message matching); a well-formed plan that is not must not crash it.
   virtual bool run(ir::Plan &plan) = 0;
+
+  /// Per program, per op, the predecessors (ascending): what a pass that
+  /// only replaces dependencies (relax-deps) would give each op.
+  using Dependencies = std::vector<std::vector<llvm::SmallVector<uint32_t, 4>>>;
+  /// Such a pass computes the new dependencies from `plan` without changing
+  /// it, and the pass manager writes them itself: so every other field of
+  /// every op provably stays as it was, and the result is proven from the
+  /// input's proof (verifyReordered). Empty programs get no lists. Every
+  /// other pass returns nothing.
+  virtual std::optional<Dependencies> dependenciesOnly(const ir::Plan &) { return std::nullopt; }
 };
 
 /// Removes ops whose results cannot reach a required output (`dce`). With

@@ -1,6 +1,7 @@
 // compiler/passes/PassManager.cpp: the pass loop with verification after every pass.
 #include "compiler/passes/PassManager.h"
 
+#include "compiler/passes/Analysis.h"
 #include "ir/PlanIO.h"
 
 #include "llvm/Support/FormatVariadic.h"
@@ -36,7 +37,19 @@ llvm::Error PassManager::run(ir::Plan &plan) {
   }
   for (const std::unique_ptr<Pass> &pass : passes_) {
     ir::Plan before = opts_.verifyEach && opts_.keepLastProven ? plan : ir::Plan{};
-    if (!pass->run(plan))
+    // A pass that only replaces dependencies: written here, so nothing else
+    // of any op changes, and then proven from the last proof.
+    std::optional<Pass::Dependencies> deps =
+        opts_.verifyEach ? pass->dependenciesOnly(plan) : std::nullopt;
+    bool changed = false;
+    if (deps) {
+      for (uint32_t r = 0; r < plan.programs.size(); ++r)
+        if (!plan.programs[r].ops.empty())
+          changed |= writeDeps(plan.programs[r].ops, (*deps)[r]);
+    } else {
+      changed = pass->run(plan);
+    }
+    if (!changed)
       continue;
     if (opts_.printAfterAll) {
       *opts_.printAfterAll << "# *** after " << pass->name() << " ***\n";
@@ -44,7 +57,7 @@ llvm::Error PassManager::run(ir::Plan &plan) {
     }
     if (!opts_.verifyEach)
       continue;
-    VerifyResult r = verify(plan, vo);
+    VerifyResult r = deps ? verifyReordered(plan, vo, *last) : verify(plan, vo);
     if (!r.proven()) {
       if (opts_.keepLastProven)
         plan = std::move(before);
