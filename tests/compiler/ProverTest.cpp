@@ -2,6 +2,7 @@
 // its structure check, graphs and matching) give exactly what verify() gives,
 // whatever claims change in between and whatever the options.
 #include "compiler/Verifier.h"
+#include "tests/support/VerifyText.h"
 #include "schedules/Generators.h"
 
 #include <gtest/gtest.h>
@@ -10,16 +11,7 @@ using namespace collc;
 
 namespace {
 
-/// Everything a result says, as text (diagnostics in order, stats, flags).
-std::string describe(const compiler::VerifyResult &r) {
-  std::string s;
-  for (const compiler::Diagnostic &d : r.diagnostics)
-    s += compiler::toString(d) + "\n";
-  llvm::raw_string_ostream os(s);
-  os << "dropped " << r.dropped << " aliasedByOrder " << r.aliasedByOrder << "\n";
-  compiler::printStats(r.stats, os);
-  return os.str();
-}
+using test::describe;
 
 TEST(Prover, LaterRunsEqualFreshVerificationsAsClaimsChange) {
   // Claim sequences: each flips commutative and in_place as proveStrongest

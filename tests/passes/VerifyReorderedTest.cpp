@@ -4,6 +4,7 @@
 // relax-deps' results, and through the full run for replacements it cannot
 // vouch for (waits dropped, waits between ops that do not conflict).
 #include "compiler/Verifier.h"
+#include "tests/support/VerifyText.h"
 #include "compiler/passes/Analysis.h"
 #include "compiler/passes/Pass.h"
 #include "schedules/Generators.h"
@@ -14,15 +15,7 @@ using namespace collc;
 
 namespace {
 
-std::string describe(const compiler::VerifyResult &r) {
-  std::string s;
-  for (const compiler::Diagnostic &d : r.diagnostics)
-    s += compiler::toString(d) + "\n";
-  llvm::raw_string_ostream os(s);
-  os << "dropped " << r.dropped << " aliasedByOrder " << r.aliasedByOrder << "\n";
-  compiler::printStats(r.stats, os);
-  return os.str();
-}
+using test::describe;
 
 /// Every library plan at a few rank counts, with its proof.
 template <class F> void forEachLibraryPlan(F &&f) {
