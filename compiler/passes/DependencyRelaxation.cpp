@@ -28,22 +28,16 @@ public:
   llvm::StringRef name() const override { return "relax-deps"; }
 
   bool run(ir::Plan &plan) override {
-    const Dependencies deps = *dependenciesOnly(plan);
     bool changed = false;
     for (uint32_t r = 0; r < plan.programs.size(); ++r)
       if (!plan.programs[r].ops.empty())
-        changed |= writeDeps(plan.programs[r].ops, deps[r]);
+        changed |= writeDeps(plan.programs[r].ops, dependenciesOf(plan, r));
     return changed;
   }
 
-  std::optional<Dependencies> dependenciesOnly(const ir::Plan &plan) override {
-    Dependencies deps(plan.programs.size());
-    for (uint32_t r = 0; r < plan.programs.size(); ++r) {
-      const auto &ops = plan.programs[r].ops;
-      if (!ops.empty())
-        deps[r] = dataDeps(plan.shape, r, ops);
-    }
-    return deps;
+  bool replacesDependenciesOnly() const override { return true; }
+  DepLists dependenciesOf(const ir::Plan &plan, uint32_t r) override {
+    return dataDeps(plan.shape, r, plan.programs[r].ops);
   }
 };
 

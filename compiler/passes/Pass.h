@@ -29,15 +29,20 @@ public:
   /// message matching); a well-formed plan that is not must not crash it.
   virtual bool run(ir::Plan &plan) = 0;
 
-  /// Per program, per op, the predecessors (ascending): what a pass that
-  /// only replaces dependencies (relax-deps) would give each op.
-  using Dependencies = std::vector<std::vector<llvm::SmallVector<uint32_t, 4>>>;
-  /// Such a pass computes the new dependencies from `plan` without changing
-  /// it, and the pass manager writes them itself: so every other field of
-  /// every op provably stays as it was, and the result is proven from the
-  /// input's proof (verifyReordered). Empty programs get no lists. Every
-  /// other pass returns nothing.
-  virtual std::optional<Dependencies> dependenciesOnly(const ir::Plan &) { return std::nullopt; }
+  /// A pass that only replaces dependencies (relax-deps) says so, and gives
+  /// them rank by rank (dependenciesOf) without changing the plan; the pass
+  /// manager writes them itself, so every other field of every op provably
+  /// stays as it was, and proves the result from the input's proof
+  /// (verifyReordered). run() must do the same as writing them.
+  virtual bool replacesDependenciesOnly() const { return false; }
+  /// Rank r's new dependencies: per op, its predecessors (ascending).
+  /// Precondition: replacesDependenciesOnly(), and r's program is not empty.
+  virtual std::vector<llvm::SmallVector<uint32_t, 4>> dependenciesOf(const ir::Plan &plan,
+                                                                     uint32_t r) {
+    (void)plan;
+    (void)r;
+    return {};
+  }
 };
 
 /// Removes ops whose results cannot reach a required output (`dce`). With

@@ -37,15 +37,14 @@ llvm::Error PassManager::run(ir::Plan &plan) {
   }
   for (const std::unique_ptr<Pass> &pass : passes_) {
     ir::Plan before = opts_.verifyEach && opts_.keepLastProven ? plan : ir::Plan{};
-    // A pass that only replaces dependencies: written here, so nothing else
-    // of any op changes, and then proven from the last proof.
-    std::optional<Pass::Dependencies> deps =
-        opts_.verifyEach ? pass->dependenciesOnly(plan) : std::nullopt;
+    // A pass that only replaces dependencies: written here, rank by rank,
+    // so nothing else of any op changes; then proven from the last proof.
+    const bool reorders = opts_.verifyEach && pass->replacesDependenciesOnly();
     bool changed = false;
-    if (deps) {
+    if (reorders) {
       for (uint32_t r = 0; r < plan.programs.size(); ++r)
         if (!plan.programs[r].ops.empty())
-          changed |= writeDeps(plan.programs[r].ops, (*deps)[r]);
+          changed |= writeDeps(plan.programs[r].ops, pass->dependenciesOf(plan, r));
     } else {
       changed = pass->run(plan);
     }
@@ -57,7 +56,7 @@ llvm::Error PassManager::run(ir::Plan &plan) {
     }
     if (!opts_.verifyEach)
       continue;
-    VerifyResult r = deps ? verifyReordered(plan, vo, *last) : verify(plan, vo);
+    VerifyResult r = reorders ? verifyReordered(plan, vo, *last) : verify(plan, vo);
     if (!r.proven()) {
       if (opts_.keepLastProven)
         plan = std::move(before);

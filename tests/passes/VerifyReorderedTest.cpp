@@ -44,10 +44,8 @@ TEST(VerifyReordered, RelaxedPlansAreProvenAsAFullVerificationProvesThem) {
         continue;
       ir::Plan relaxed = plan;
       std::unique_ptr<compiler::Pass> pass = compiler::createDependencyRelaxation();
-      const compiler::Pass::Dependencies deps = *pass->dependenciesOnly(relaxed);
-      bool any = false;
-      for (uint32_t r = 0; r < relaxed.programs.size(); ++r)
-        any |= compiler::writeDeps(relaxed.programs[r].ops, deps[r]);
+      ASSERT_TRUE(pass->replacesDependenciesOnly());
+      const bool any = pass->run(relaxed);
       ++plans;
       changed += any;
       const compiler::VerifyResult full = compiler::verify(relaxed, o);
@@ -98,10 +96,7 @@ TEST(VerifyReordered, AWaitBetweenOpsThatDoNotConflictTakesTheFullRun) {
   llvm::Expected<ir::Plan> gen = sched::generate(ir::Collective::Allreduce, "ring", g);
   ASSERT_TRUE(bool(gen));
   ir::Plan plan = std::move(*gen);
-  const compiler::Pass::Dependencies deps =
-      *compiler::createDependencyRelaxation()->dependenciesOnly(plan);
-  for (uint32_t r = 0; r < plan.programs.size(); ++r)
-    compiler::writeDeps(plan.programs[r].ops, deps[r]);
+  compiler::createDependencyRelaxation()->run(plan);
   const compiler::VerifyResult relaxedProof = compiler::verify(plan);
   ASSERT_TRUE(relaxedProof.proven());
   ir::Plan more = plan;
