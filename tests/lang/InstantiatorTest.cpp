@@ -336,7 +336,7 @@ TEST(Instantiator, RefusesWithPositionAndValues) {
             "  send b[0] to 1 - r\n"
             "       ^");
   EXPECT_EQ(error("while 1 {\n}\n", 2),
-            "t.calgo:4:1: error: evaluation budget of 100000 steps used up (an endless loop?) "
+            "t.calgo:4:1: error: evaluation budget of 100128 steps used up (an endless loop?) "
             "(r = 0, p = 2)\n"
             "  while 1 {\n"
             "  ^");
