@@ -174,7 +174,13 @@ TEST(PlanReader, RejectsOutOfRangeShapes) {
   EXPECT_EQ(shape("collective: bcast\nranks: 2\nroot: 0\nchunks: 1\nin_place: true\n"),
             "t.yaml:6:11: invalid: in_place is not supported for bcast");
   EXPECT_EQ(shape("collective: allreduce\nranks: 2\nroot: 1\nchunks: 1\n"),
-            "t.yaml:4:1: syntax: 'root' is only allowed for reduce and bcast, not allreduce");
+            "t.yaml:4:1: invalid: 'root' is only allowed for reduce and bcast, not allreduce");
+  // Even root 0, the value the shape holds for a collective without one.
+  EXPECT_EQ(shape("collective: scan\nranks: 2\nroot: 0\nchunks: 1\n"),
+            "t.yaml:4:1: invalid: 'root' is only allowed for reduce and bcast, not scan");
+  // A value of the wrong type stays syntax.
+  EXPECT_EQ(shape("collective: allreduce\nranks: 2\nroot: x\nchunks: 1\n"),
+            "t.yaml:4:7: syntax: expected a non-negative integer for 'root', got 'x'");
 }
 
 TEST(PlanReader, RejectsOutOfRangeProgramRanks) {
