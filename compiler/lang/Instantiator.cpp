@@ -1,6 +1,8 @@
 // compiler/lang/Instantiator.cpp: a tree-walking evaluator of the resolved AST.
 #include "compiler/lang/Instantiator.h"
 
+#include "ir/Wording.h"
+
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -869,8 +871,9 @@ const Module &Machine::resolve(const AlgRef &ref) {
     runs_->resolved.emplace(key, sub);
   }
   if (sub->collective != ref.collective)
-    fail(at, llvm::formatv("collective mismatch: '{0}' is a {1} algorithm, named as {2}", name,
-                           ir::name(sub->collective), ir::name(ref.collective)));
+    fail(at, llvm::formatv("collective mismatch: '{0}' is {1} {2} algorithm, named as {3}", name,
+                           ir::article(ir::name(sub->collective)), ir::name(sub->collective),
+                           ir::name(ref.collective)));
   // The same file read twice (by a tool, then by a run) is one algorithm.
   auto same = [&](const Module *c) {
     return c == sub || (c->name == sub->name && c->source.text == sub->source.text);
@@ -1037,9 +1040,10 @@ void Machine::execRun(const Stmt &s) {
     const uint32_t subChunks = child.sh.chunks;
     if ((end - first) % subChunks != 0)
       fail(run.chunksLoc.line ? run.chunksLoc : s.loc,
-           llvm::formatv("run: chunks {0}..{1} ({2} chunks) are not a multiple of the {3} "
-                         "chunks of {4} for {5} ranks",
-                         first, end, end - first, subChunks, what, o.ranks));
+           llvm::formatv("run: chunks {0}..{1} ({2}) are not a multiple of the {3} of {4} "
+                         "for {5}",
+                         first, end, ir::counted(uint64_t(end - first), "chunk"),
+                         ir::counted(subChunks, "chunk"), what, ir::counted(o.ranks, "rank")));
     map.subShape = child.sh;
     map.first = uint32_t(first);
     map.k = uint32_t((end - first) / subChunks);
@@ -1136,9 +1140,10 @@ int64_t Machine::evalQuery(const Expr &e) {
     if (!chunksOf)
       return ok;
     if (!ok) {
-      EvalFailure f{e.loc, llvm::formatv("chunks_of: {0} refuses {1} ranks: require {2} does "
+      EvalFailure f{e.loc, llvm::formatv("chunks_of: {0} refuses {1}: require {2} does "
                                          "not hold ({3})",
-                                         describe(*e.alg), n, q.failed->var, context(true))
+                                         describe(*e.alg), ir::counted(uint64_t(n), "rank"),
+                                         q.failed->var, context(true))
                                .str()};
       f.source = &m_.source;
       f.notes = "\n" + sub.source.format(q.failed->loc, "the require is here", "note");
