@@ -3,12 +3,6 @@
 
 namespace collc::compiler {
 
-namespace {
-bool allowsInPlace(ir::Collective c) {
-  return c != ir::Collective::Bcast && c != ir::Collective::ReduceScatterBlock;
-}
-} // namespace
-
 Proven proveStrongest(ir::Plan &plan, VerifyOptions opts, const VerifyResult *known) {
   opts.noncommutative = false; // the plan's own claim first
   const bool useKnown =
@@ -34,7 +28,7 @@ Proven proveStrongest(ir::Plan &plan, VerifyOptions opts, const VerifyResult *kn
   };
   if (plan.shape.commutative)
     tryClaim(plan.shape.commutative, false);
-  if (!plan.shape.inPlace && allowsInPlace(plan.shape.collective))
+  if (!plan.shape.inPlace && ir::allowsInPlace(plan.shape.collective))
     tryClaim(plan.shape.inPlace, true);
   out.proof.verified = true;
   out.proof.identical = out.result.stats.identical;

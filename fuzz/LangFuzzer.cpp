@@ -41,7 +41,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     lang::InstantiateOptions o;
     o.ranks = p;
     o.root = p - 1;
-    o.fuel = 20000;
+    // At most 5 x 4000 + 4 x 2000 steps in all, so every input is quick.
+    o.fuel = 4000;
+    o.fuelPerRank = 0;
+    o.fuelPerOp = 4;
     o.maxOps = 2000;
     llvm::Expected<ir::Plan> plan = lang::instantiate(*m, o);
     if (!plan) {

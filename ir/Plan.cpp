@@ -1,5 +1,6 @@
 // ir/Plan.cpp: table-driven properties, buffer layout and well-formedness checks.
 #include "ir/Plan.h"
+#include "ir/Wording.h"
 
 #include "llvm/ADT/StringSwitch.h"
 #include "llvm/Support/ErrorHandling.h"
@@ -92,6 +93,10 @@ bool hasRoot(Collective c) {
 #include "ir/Collectives.def"
   }
   llvm_unreachable("bad collective");
+}
+
+bool allowsInPlace(Collective c) {
+  return c != Collective::Bcast && c != Collective::ReduceScatterBlock;
 }
 
 bool reduces(Collective c) {
@@ -194,8 +199,7 @@ std::optional<ShapeError> checkShape(const Shape &s) {
                 llvm::formatv("{0} needs chunks to be a multiple of ranks (chunks = {1}, "
                               "ranks = {2})",
                               name(s.collective), s.chunks, s.ranks));
-  if (s.inPlace && (s.collective == Collective::Bcast ||
-                    s.collective == Collective::ReduceScatterBlock))
+  if (s.inPlace && !allowsInPlace(s.collective))
     return fail("in_place",
                 llvm::formatv("in_place is not supported for {0}", name(s.collective)));
   return std::nullopt;
@@ -215,8 +219,8 @@ std::optional<std::string> checkRange(const Shape &shape, uint32_t rank, const S
   if (s.count == 0)
     return llvm::formatv("{0} count must be at least 1", what).str();
   if (uint64_t(s.chunk) + s.count > *n) {
-    return llvm::formatv("{0} {1} out of range ({2} has {3} slots)", what, describe(s),
-                         name(s.buf), *n)
+    return llvm::formatv("{0} {1} out of range ({2} has {3})", what, describe(s),
+                         name(s.buf), counted(*n, "slot"))
         .str();
   }
   return std::nullopt;
@@ -227,8 +231,8 @@ std::optional<std::string> checkOp(const Shape &shape, uint32_t rank,
                                    llvm::ArrayRef<Op> ops, uint32_t index) {
   const Op &op = ops[index];
   if (hasOrder(op.kind) && !reduces(shape.collective))
-    return llvm::formatv("{0} is not allowed in a {1} plan (it does not reduce)",
-                         name(op.kind), name(shape.collective))
+    return llvm::formatv("{0} is not allowed in {1} {2} plan (it does not reduce)",
+                         name(op.kind), article(name(shape.collective)), name(shape.collective))
         .str();
   if (auto e = checkRange(shape, rank, op.slots(), "slot"))
     return e;

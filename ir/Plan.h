@@ -166,6 +166,9 @@ std::optional<Order> parseOrder(OpKind kind, llvm::StringRef s);
 bool hasRoot(Collective c);
 /// True when the collective combines values with the user's operation.
 bool reduces(Collective c);
+/// True when a plan of the collective may claim `in_place` (MPI_IN_PLACE):
+/// all but bcast (no input) and reduce_scatter_block.
+bool allowsInPlace(Collective c);
 bool isMessage(OpKind k);
 bool hasSrc(OpKind k);
 bool hasOrder(OpKind k);

@@ -302,9 +302,8 @@ Plan Reader::read(Node root) {
   shape.ranks = integer(need("ranks"), "ranks");
   if (hasRoot(shape.collective))
     shape.root = integer(need("root"), "root");
-  else if (has("root"))
-    syntax(fields.key("root"),
-           llvm::formatv("'root' is only allowed for reduce and bcast, not {0}", collText));
+  else if (has("root")) // a known key with a well-typed value: the shape breaks a rule
+    (void)integer(fields.value("root"), "root");
   shape.chunks = integer(need("chunks"), "chunks");
   if (has("scratch"))
     shape.scratch = integer(fields.value("scratch"), "scratch");
@@ -312,6 +311,9 @@ Plan Reader::read(Node root) {
     shape.commutative = boolean(fields.value("commutative"), "commutative");
   if (has("in_place"))
     shape.inPlace = boolean(fields.value("in_place"), "in_place");
+  if (!hasRoot(shape.collective) && has("root"))
+    invalid(fields.key("root"),
+            llvm::formatv("'root' is only allowed for reduce and bcast, not {0}", collText));
   if (std::optional<ShapeError> e = checkShape(shape)) {
     const Fields::Field *f = fields.find(e->field);
     invalid(f ? f->value : coll, e->message);

@@ -92,6 +92,11 @@ llvm::ArrayRef<Algorithm> algorithms();
 /// The algorithm `name` for collective `c`, or nullptr.
 const Algorithm *findAlgorithm(ir::Collective c, llvm::StringRef name);
 
+/// For an error about `name`, which is no algorithm of `c`: "'ring' is an
+/// allreduce, reduce_scatter_block and allgather algorithm" when the library
+/// has it for other collectives, else empty.
+std::string elsewhereNote(ir::Collective c, llvm::StringRef name);
+
 /// Validates `opts` and instantiates the algorithm (errors name the file,
 /// line and values, docs/language.md "Errors"); a plan of more than
 /// opts.maxOps ops is an error, returned as soon as the instantiation gets

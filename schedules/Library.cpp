@@ -4,7 +4,9 @@
 
 #include "compiler/lang/Instantiator.h"
 #include "compiler/lang/Parser.h"
+#include "ir/Wording.h"
 
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/FormatVariadic.h"
 
@@ -90,19 +92,15 @@ llvm::Expected<const lang::Module *> LibraryResolver::resolve(ir::Collective c,
   }
   if (const Algorithm *a = lib_.find(c, name))
     return a->module;
-  std::string known, elsewhere;
-  for (const Algorithm &a : lib_.table) {
+  std::string known;
+  for (const Algorithm &a : lib_.table)
     if (a.collective == c)
       known += (known.empty() ? "" : ", ") + a.name.str();
-    else if (a.name == name && elsewhere.empty())
-      elsewhere = ir::name(a.collective).str();
-  }
+  const std::string elsewhere = elsewhereNote(c, name);
   return llvm::createStringError(
       llvm::inconvertibleErrorCode(),
       llvm::formatv("unknown {0} algorithm '{1}' ({2}known: {3}; or a file.calgo)",
-                    ir::name(c), name,
-                    elsewhere.empty() ? "" : "'" + name.str() + "' is a " + elsewhere +
-                                                 " algorithm; ",
+                    ir::name(c), name, elsewhere.empty() ? "" : elsewhere + "; ",
                     known.empty() ? "none" : known)
           .str());
 }
@@ -184,6 +182,20 @@ llvm::ArrayRef<Algorithm> algorithms() { return library().table; }
 
 const Algorithm *findAlgorithm(ir::Collective c, llvm::StringRef name) {
   return library().find(c, name);
+}
+
+std::string elsewhereNote(ir::Collective c, llvm::StringRef name) {
+  std::vector<llvm::StringRef> others;
+  for (const Algorithm &a : algorithms())
+    if (a.collective != c && a.name == name &&
+        llvm::find(others, ir::name(a.collective)) == others.end())
+      others.push_back(ir::name(a.collective));
+  if (others.empty())
+    return "";
+  std::string list;
+  for (size_t i = 0; i < others.size(); ++i)
+    list += (i == 0 ? "" : i + 1 == others.size() ? " and " : ", ") + others[i].str();
+  return "'" + name.str() + "' is " + ir::article(list).str() + " " + list + " algorithm";
 }
 
 llvm::Expected<ir::Plan> generate(ir::Collective c, llvm::StringRef name,

@@ -1,6 +1,8 @@
 // compiler/lang/Instantiator.cpp: a tree-walking evaluator of the resolved AST.
 #include "compiler/lang/Instantiator.h"
 
+#include "ir/Wording.h"
+
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -89,15 +91,33 @@ struct RunState {
   std::map<std::vector<int64_t>, uint32_t> seen; ///< this rank's occurrences of each key
   uint32_t current = 0;                          ///< the innermost run instance
   std::vector<std::vector<uint32_t>> ctx;        ///< per rank, per op: its instance
+  /// The evaluation budget of the header or of the rank's run in progress,
+  /// shared by every machine of the instantiation (InstantiateOptions::fuel):
+  /// the steps left, and those granted (for the message).
+  uint64_t fuel = 0;
+  uint64_t granted = 0;
 };
+
+uint64_t saturatingAdd(uint64_t a, uint64_t b) { return a > UINT64_MAX - b ? UINT64_MAX : a + b; }
+
+/// The steps the header or one rank's run may take before any op:
+/// fuel + fuelPerRank * p.
+uint64_t baseBudget(const InstantiateOptions &o) {
+  const uint64_t perRanks =
+      o.fuelPerRank > UINT64_MAX / std::max<uint64_t>(o.ranks, 1) ? UINT64_MAX
+                                                                   : o.fuelPerRank * o.ranks;
+  return saturatingAdd(o.fuel, perRanks);
+}
 
 /// Evaluation state of one instantiation: the header's values, then one run
 /// of the body per rank.
 class Machine {
 public:
   Machine(const Module &m, const InstantiateOptions &o)
-      : m_(m), opts_(o), fuel_(o.fuel), resolver_(o.resolver ? o.resolver : m.resolver) {
+      : m_(m), opts_(o), resolver_(o.resolver ? o.resolver : m.resolver) {
     chain_.push_back(&m);
+    fuel_ = &runs_->fuel;
+    runs_->fuel = runs_->granted = baseBudget(o);
   }
 
   /// Sets p, root, the topology names and the parameters.
@@ -196,14 +216,18 @@ private:
     return uint32_t(v);
   }
   void burn(Loc at) {
-    if (fuel_-- == 0)
-      fail(at, llvm::formatv("evaluation budget of {0} steps used up (an endless loop?)",
-                             opts_.fuel));
+    if ((*fuel_)-- == 0)
+      outOfFuel(at);
+  }
+  [[noreturn, gnu::cold, gnu::noinline]] void outOfFuel(Loc at) {
+    *fuel_ = 0;
+    fail(at, llvm::formatv("evaluation budget of {0} steps used up (an endless loop?)",
+                           runs_->granted));
   }
 
   const Module &m_;
   const InstantiateOptions &opts_;
-  uint64_t fuel_;
+  uint64_t *fuel_; ///< runs_->fuel: a run's or a query's machine shares its caller's
   uint64_t opsLeft_ = 0;
   std::vector<int64_t> globals_;
   std::vector<int64_t> locals_;
@@ -384,6 +408,8 @@ void Machine::run(uint32_t rank, ir::Program *prog) {
     slotsOf_[size_t(b)] = ir::bufferSlots(sh, rank, b);
   step_ = 0;
   lastStep_.reset();
+  if (!parent_) // each rank's run has a budget of its own; a run's shares its caller's
+    runs_->fuel = runs_->granted = baseBudget(opts_);
   exec(m_.body);
   inBody_ = false;
 }
@@ -557,8 +583,8 @@ void Machine::eachInRange(const Expr &fromE, const Expr &toE, const Expr *stride
 void Machine::execFor(const Stmt &s) {
   eachInRange(*s.from, *s.to, s.stride.get(), s.geometric, s.reverse, {&s.var, s.slot},
               [&](int64_t v) {
+                globals_[s.slot] = v; // an error names the iteration it stops
                 burn(s.loc);
-                globals_[s.slot] = v;
                 exec(s.body);
               });
 }
@@ -692,6 +718,8 @@ void Machine::deliver(ir::Op op) {
     throw Found{};
   }
   prog_->ops.push_back(std::move(op));
+  runs_->fuel = saturatingAdd(runs_->fuel, opts_.fuelPerOp);
+  runs_->granted = saturatingAdd(runs_->granted, opts_.fuelPerOp);
   if (runs_->track)
     runs_->ctx[rank_].push_back(runs_->current);
 }
@@ -843,8 +871,9 @@ const Module &Machine::resolve(const AlgRef &ref) {
     runs_->resolved.emplace(key, sub);
   }
   if (sub->collective != ref.collective)
-    fail(at, llvm::formatv("collective mismatch: '{0}' is a {1} algorithm, named as {2}", name,
-                           ir::name(sub->collective), ir::name(ref.collective)));
+    fail(at, llvm::formatv("collective mismatch: '{0}' is {1} {2} algorithm, named as {3}", name,
+                           ir::article(ir::name(sub->collective)), ir::name(sub->collective),
+                           ir::name(ref.collective)));
   // The same file read twice (by a tool, then by a run) is one algorithm.
   auto same = [&](const Module *c) {
     return c == sub || (c->name == sub->name && c->source.text == sub->source.text);
@@ -988,7 +1017,6 @@ void Machine::execRun(const Stmt &s) {
   o.root = subRoot;
   o.params = evalArgs(run.alg, sub);
   o.resolver = resolver_;
-  o.fuel = fuel_;
   o.maxOps = UINT64_MAX; // counted where the ops land
   // The run's algorithm sees its group as a machine of its own, flat, as
   // chunks_of and accepts count it (o.layout stays null).
@@ -1012,9 +1040,10 @@ void Machine::execRun(const Stmt &s) {
     const uint32_t subChunks = child.sh.chunks;
     if ((end - first) % subChunks != 0)
       fail(run.chunksLoc.line ? run.chunksLoc : s.loc,
-           llvm::formatv("run: chunks {0}..{1} ({2} chunks) are not a multiple of the {3} "
-                         "chunks of {4} for {5} ranks",
-                         first, end, end - first, subChunks, what, o.ranks));
+           llvm::formatv("run: chunks {0}..{1} ({2}) are not a multiple of the {3} of {4} "
+                         "for {5}",
+                         first, end, ir::counted(uint64_t(end - first), "chunk"),
+                         ir::counted(subChunks, "chunk"), what, ir::counted(o.ranks, "rank")));
     map.subShape = child.sh;
     map.first = uint32_t(first);
     map.k = uint32_t((end - first) / subChunks);
@@ -1051,7 +1080,6 @@ void Machine::execRun(const Stmt &s) {
     throw;
   }
   runs_->current = savedRun;
-  fuel_ = child.fuel_;
   const uint64_t top =
       uint64_t(scratchTop_) + (uint64_t(child.sh.scratch) + child.scratchTop_) * map.k;
   if (top + sh.scratch > ir::maxScratch)
@@ -1073,7 +1101,6 @@ bool Machine::composedCommutative() {
         if (a.choice && prm.isAlgorithm && prm.name == a.name) // else the run refuses it
           o.params.emplace_back(a.name, ParamValue(qualify(*a.choice)));
     o.resolver = resolver_;
-    o.fuel = fuel_;
     Machine q(sub, o);
     adopt(q, sub);
     q.planless = true;
@@ -1103,7 +1130,6 @@ int64_t Machine::evalQuery(const Expr &e) {
   o.ranks = uint32_t(n);
   o.params = evalArgs(*e.alg, sub);
   o.resolver = resolver_;
-  o.fuel = fuel_;
   o.maxOps = UINT64_MAX;
   Machine q(sub, o);
   adopt(q, sub);
@@ -1111,13 +1137,13 @@ int64_t Machine::evalQuery(const Expr &e) {
     const bool ok = q.header();
     if (ok && chunksOf)
       q.shape();
-    fuel_ = q.fuel_;
     if (!chunksOf)
       return ok;
     if (!ok) {
-      EvalFailure f{e.loc, llvm::formatv("chunks_of: {0} refuses {1} ranks: require {2} does "
+      EvalFailure f{e.loc, llvm::formatv("chunks_of: {0} refuses {1}: require {2} does "
                                          "not hold ({3})",
-                                         describe(*e.alg), n, q.failed->var, context(true))
+                                         describe(*e.alg), ir::counted(uint64_t(n), "rank"),
+                                         q.failed->var, context(true))
                                .str()};
       f.source = &m_.source;
       f.notes = "\n" + sub.source.format(q.failed->loc, "the require is here", "note");

@@ -17,7 +17,8 @@
 //    buffer the rank does not have or a slot past its end (ir::checkOp), a
 //    step lower than the rank's previous op's, an `after` index that is not
 //    an earlier op;
-//  - a run past its budget of evaluation steps or ops (an endless loop);
+//  - a rank's run past its budget of evaluation steps (InstantiateOptions::fuel:
+//    an endless loop), or a plan past maxOps ops;
 //  - a malformed composition (docs/language.md, "Composition"): an unknown
 //    algorithm, a collective mismatch, a bad group, chunks out of bounds or
 //    not a multiple of the algorithm's, a root outside the group, a run
@@ -111,8 +112,18 @@ struct InstantiateOptions {
   std::shared_ptr<const Layout> layout;
   /// Finds the algorithms of `run`s; null: the module's own (Module::resolver).
   const Resolver *resolver = nullptr;
-  /// Budget of statements, loop iterations and calls for one instantiation.
-  uint64_t fuel = uint64_t(1) << 36;
+  /// The evaluation budget, so that an endless loop is an error and not a hang
+  /// (docs/language.md, "Errors"): every statement, loop iteration and call is
+  /// a step, and the header and each rank's run (a run of another algorithm
+  /// inside it included) may take `fuel` steps, plus `fuelPerRank` for each of
+  /// the p ranks, plus `fuelPerOp` for each op the rank has emitted so far.
+  /// The library takes at most about 4 steps per rank and 40 per op (p up to
+  /// 2^20), so the defaults refuse none of it at any p, while a loop that
+  /// emits nothing stops after 2^26 steps (about a second); one that emits
+  /// ops forever is stopped by maxOps.
+  uint64_t fuel = uint64_t(1) << 26;
+  uint64_t fuelPerRank = 64;
+  uint64_t fuelPerOp = 64;
   /// Most ops one instantiation may emit, over all ranks.
   uint64_t maxOps = uint64_t(1) << 27;
 };

@@ -30,6 +30,7 @@
 #include "compiler/lang/Parser.h"
 
 #include "compiler/lang/Lexer.h"
+#include "ir/Wording.h"
 
 #include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringSwitch.h"
@@ -136,7 +137,8 @@ private:
   }
   void checkNewName(const Token &t, llvm::StringRef what) {
     if (isBuiltinName(t.text))
-      fail(t.loc, llvm::formatv("'{0}' is a builtin and cannot name a {1}", t.text, what));
+      fail(t.loc, llvm::formatv("'{0}' is a builtin and cannot name {1} {2}", t.text,
+                                ir::article(what), what));
     if (scopes_.back().count(t.text))
       fail(t.loc, llvm::formatv("'{0}' is already defined in this block", t.text));
   }

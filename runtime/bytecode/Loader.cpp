@@ -573,9 +573,12 @@ private:
     }
 
     // Meaning.
-    if (combines(op.kind) && !reduces(s.collective))
-      return invalid(opAt, std::string(kindName) + " is not allowed in a " +
-                               name(s.collective) + " plan (it does not reduce)");
+    if (combines(op.kind) && !reduces(s.collective)) {
+      const std::string coll = name(s.collective); // "an allgather", "a bcast"
+      return invalid(opAt, std::string(kindName) + " is not allowed in " +
+                               (std::strchr("aeiou", coll[0]) ? "an " : "a ") + coll +
+                               " plan (it does not reduce)");
+    }
     if (op.count == 0)
       return invalid(countAt, "count must be at least 1");
     COLLC_RT_TRY(range(rank, op.buf, op.chunk, op.count, chunkAt, "slot"));

@@ -671,7 +671,7 @@ TEST(Loader, RejectsCombiningOpInNonReducingCollective) {
   f.collective = uint8_t(Collective::Allgather);
   f.chunks = 3;
   EXPECT_EQ(refuse(f.bytes(), ErrorCode::Invalid),
-            at(f.sectionAt(1) + 1) + "rank 1 op 0: recv_reduce is not allowed in a allgather "
+            at(f.sectionAt(1) + 1) + "rank 1 op 0: recv_reduce is not allowed in an allgather "
                                      "plan (it does not reduce)");
 }
 

@@ -174,7 +174,13 @@ TEST(PlanReader, RejectsOutOfRangeShapes) {
   EXPECT_EQ(shape("collective: bcast\nranks: 2\nroot: 0\nchunks: 1\nin_place: true\n"),
             "t.yaml:6:11: invalid: in_place is not supported for bcast");
   EXPECT_EQ(shape("collective: allreduce\nranks: 2\nroot: 1\nchunks: 1\n"),
-            "t.yaml:4:1: syntax: 'root' is only allowed for reduce and bcast, not allreduce");
+            "t.yaml:4:1: invalid: 'root' is only allowed for reduce and bcast, not allreduce");
+  // Even root 0, the value the shape holds for a collective without one.
+  EXPECT_EQ(shape("collective: scan\nranks: 2\nroot: 0\nchunks: 1\n"),
+            "t.yaml:4:1: invalid: 'root' is only allowed for reduce and bcast, not scan");
+  // A value of the wrong type stays syntax.
+  EXPECT_EQ(shape("collective: allreduce\nranks: 2\nroot: x\nchunks: 1\n"),
+            "t.yaml:4:7: syntax: expected a non-negative integer for 'root', got 'x'");
 }
 
 TEST(PlanReader, RejectsOutOfRangeProgramRanks) {
@@ -190,7 +196,7 @@ TEST(PlanReader, RejectsOutOfRangeSlots) {
             "(out has 2 slots)");
   EXPECT_EQ(errorOf(withOps("    - {op: send, to: 1, buf: tmp, chunk: 0, count: 2}\n")),
             "t.yaml:9:7: invalid: rank 0, op 0 (send tmp[0..1] to 1): slot tmp[0..1] out of "
-            "range (tmp has 1 slots)");
+            "range (tmp has 1 slot)");
   EXPECT_EQ(errorOf(withOps("    - {op: send, to: 1, buf: out, chunk: 0, count: 0}\n")),
             "t.yaml:9:7: invalid: rank 0, op 0 (send out[0, no slots] to 1): slot count must be "
             "at least 1");
@@ -223,7 +229,7 @@ TEST(PlanReader, RejectsCombiningOpsInDataCollectives) {
   const char *text = "format: collc-plan/1\ncollective: allgather\nranks: 2\nchunks: 2\n"
                      "programs:\n  0:\n    - {op: recv_reduce, from: 1, buf: out, chunk: 0}\n";
   EXPECT_EQ(errorOf(text), "t.yaml:7:7: invalid: rank 0, op 0 (recv_reduce out[0] from 1): "
-                           "recv_reduce is not allowed in a allgather plan (it does not "
+                           "recv_reduce is not allowed in an allgather plan (it does not "
                            "reduce)");
 }
 

@@ -336,7 +336,7 @@ TEST(Instantiator, RefusesWithPositionAndValues) {
             "  send b[0] to 1 - r\n"
             "       ^");
   EXPECT_EQ(error("while 1 {\n}\n", 2),
-            "t.calgo:4:1: error: evaluation budget of 100000 steps used up (an endless loop?) "
+            "t.calgo:4:1: error: evaluation budget of 100128 steps used up (an endless loop?) "
             "(r = 0, p = 2)\n"
             "  while 1 {\n"
             "  ^");
@@ -395,7 +395,7 @@ TEST(Instantiator, RefusesLoopsOpsAndShapesThatCannotBe) {
             "  ^");
   EXPECT_EQ(error("recv_reduce out[0] from 1 - r\n", 2, {},
                   "algorithm t\ncollective allgather\nchunks p\n"),
-            "t.calgo:4:1: error: recv_reduce: recv_reduce is not allowed in a allgather plan (it "
+            "t.calgo:4:1: error: recv_reduce: recv_reduce is not allowed in an allgather plan (it "
             "does not reduce) (r = 0, p = 2)\n"
             "  recv_reduce out[0] from 1 - r\n"
             "  ^");

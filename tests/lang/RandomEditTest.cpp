@@ -66,7 +66,9 @@ TEST(LangRandomEdits, GiveAPlanOrAPositionedErrorNeverACrash) {
         lang::InstantiateOptions o;
         o.ranks = p;
         o.root = p / 2;
-        o.fuel = 200000;
+        o.fuel = 40000; // per rank: about the 200000 steps in all of p = 5
+        o.fuelPerRank = 0;
+        o.fuelPerOp = 2;
         o.maxOps = 20000;
         llvm::Expected<ir::Plan> plan = lang::instantiate(*m, o);
         if (!plan) {

@@ -5,6 +5,7 @@
 
 #include "compiler/model/Simulator.h"
 #include "ir/PlanIO.h"
+#include "ir/Wording.h"
 #include "runtime/bytecode/Bundle.h"
 #include "runtime/kernels/Kernels.h"
 #include "schedules/Generators.h"
@@ -71,13 +72,14 @@ void printText(const ir::Plan &plan, const model::Topology &topo, const model::P
                const model::SimResult &r, uint64_t bytes, uint32_t elemBytes,
                llvm::raw_ostream &os) {
   const uint32_t p = plan.shape.ranks;
-  os << llvm::formatv("plan: {0} ({1}, {2} ranks, {3} chunks){4}\n", plan.algorithm,
-                      ir::name(plan.shape.collective), p, plan.shape.chunks,
+  os << llvm::formatv("plan: {0} ({1}, {2}, {3}){4}\n", plan.algorithm,
+                      ir::name(plan.shape.collective), ir::counted(p, "rank"),
+                      ir::counted(plan.shape.chunks, "chunk"),
                       plan.source.empty() ? std::string() : " from " + plan.source);
   os << llvm::formatv("topology: {0} ({1} level{2})\n", topo.name, topo.levels.size(),
                       topo.levels.size() == 1 ? "" : "s");
-  os << llvm::formatv("bytes: {0} ({1} elements of {2} bytes)\n", bytes, bytes / elemBytes,
-                      elemBytes);
+  os << llvm::formatv("bytes: {0} ({1} of {2})\n", bytes, ir::counted(bytes / elemBytes, "element"),
+                      ir::counted(elemBytes, "byte"));
   os << "predicted: " << us(r.time) << '\n';
   if (p <= 16) {
     os << "finish:\n";
@@ -91,19 +93,19 @@ void printText(const ir::Plan &plan, const model::Topology &topo, const model::P
   }
   os << "levels:\n";
   for (size_t j = 0; j < topo.levels.size(); ++j)
-    os << llvm::formatv("  {0,-10} {1,14} bytes in {2} messages\n", topo.levels[j].name,
-                        r.levels[j].bytes, r.levels[j].messages);
+    os << llvm::formatv("  {0,-10} {1,14} bytes in {2}\n", topo.levels[j].name,
+                        r.levels[j].bytes, ir::counted(r.levels[j].messages, "message"));
   if (r.busiestLink)
-    os << llvm::formatv("busiest link: {0}: {1} busy, {2} bytes in {3} messages\n",
+    os << llvm::formatv("busiest link: {0}: {1} busy, {2} bytes in {3}\n",
                         model::describeLink(topo, pl, *r.busiestLink), us(r.busiestLink->busy),
-                        r.busiestLink->bytes, r.busiestLink->messages);
+                        r.busiestLink->bytes, ir::counted(r.busiestLink->messages, "message"));
   else
     os << "busiest link: none (no messages)\n";
-  os << llvm::formatv("critical path ({0} ops):\n", r.criticalPath.size());
+  os << llvm::formatv("critical path ({0}):\n", ir::counted(r.criticalPath.size(), "op"));
   const size_t shown = std::min<size_t>(r.criticalPath.size(), maxPath);
   const size_t skip = r.criticalPath.size() - shown; // show the end of the path
   if (skip)
-    os << llvm::formatv("  ... {0} earlier ops\n", skip);
+    os << llvm::formatv("  ... {0} earlier\n", ir::counted(skip, "op"));
   for (size_t i = skip; i < r.criticalPath.size(); ++i) {
     const model::PathStep &s = r.criticalPath[i];
     std::string what = opText(plan, s.rank, s.op);
