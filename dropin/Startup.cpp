@@ -72,6 +72,7 @@ void initialize(bool atInit) {
       MPI_SUCCESS) {
     warn(g, "cannot create an attribute key; collc is disabled");
     g.disabled = true;
+    g.keyval = MPI_KEYVAL_INVALID;
   }
   PMPI_Comm_group(MPI_COMM_WORLD, &g.worldGroup);
 
@@ -232,8 +233,14 @@ Global *activeGlobal() {
 
 void finish(Global &g) {
   reportStats(g);
-  PMPI_Comm_delete_attr(MPI_COMM_SELF, g.keyval);
-  PMPI_Comm_delete_attr(MPI_COMM_WORLD, g.keyval);
+  // Only where collc's state is attached: a disabled collc attaches none,
+  // nor does one that MPI_Init did not start on MPI_COMM_SELF, and deleting
+  // an attribute that is not set is an error (MPI_ERR_OTHER, fatal under
+  // MPI_COMM_SELF's default MPI_ERRORS_ARE_FATAL).
+  if (g.keyval != MPI_KEYVAL_INVALID)
+    for (MPI_Comm c : {MPI_COMM_SELF, MPI_COMM_WORLD})
+      if (findState(g, c))
+        PMPI_Comm_delete_attr(c, g.keyval);
   if (g.hook)
     g.progressUnregister(collcProgress);
   if (g.worldGroup != MPI_GROUP_NULL)
