@@ -3,6 +3,7 @@
 #include "dropin/Startup.h"
 
 #include "dropin/Requests.h"
+#include "runtime/api/Execution.h"
 
 #include <dlfcn.h>
 
@@ -61,12 +62,17 @@ void initialize(bool atInit) {
   PMPI_Query_thread(&g.threadLevel);
 
   parseBasics([](const char *v) -> const char * { return std::getenv(v); }, g.config);
+  if (std::string why = proofCacheProblem(g.config.proofCache); !why.empty())
+    g.config.warnings.push_back("COLLC_PROOF_CACHE='" + g.config.proofCache + "': " + why +
+                                "; no proof records are read");
   g.library.scan(g.config.planPath, g.config, g.config.warnings);
   const KnownAlgorithms known = g.library.knownAlgorithms();
   parseAlgorithm(std::getenv("COLLC_ALGORITHM"), known, g.config);
   loadRules(std::getenv("COLLC_RULES"), known, g.config);
   for (const std::string &w : g.config.warnings)
     warn(g, w);
+  // Checked here, warned about on rank 0: the runtime must not read them again.
+  rt::setTransportSettings(g.config.transport);
 
   if (PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, collcDeleteState, &g.keyval, nullptr) !=
       MPI_SUCCESS) {
