@@ -11,7 +11,10 @@
 #include "runtime/bytecode/ReadFile.h"
 #include "runtime/bytecode/Bundle.h"
 
+#include <sys/stat.h>
+
 #include <algorithm>
+#include <cerrno>
 #include <cstring>
 #include <optional>
 
@@ -372,6 +375,7 @@ void parseBasics(const GetEnv &env, Config &config) {
   config.proofCache.clear();
   if (const char *c = env("COLLC_PROOF_CACHE"))
     config.proofCache = std::string(trim(c));
+  config.transport = rt::readTransportSettings(env, config.warnings);
   config.planPath.clear();
   if (const char *p = env("COLLC_PLAN_PATH")) {
     std::string_view s = p;
@@ -386,6 +390,15 @@ void parseBasics(const GetEnv &env, Config &config) {
       pos = colon + 1;
     }
   }
+}
+
+std::string proofCacheProblem(const std::string &dir) {
+  if (dir.empty())
+    return "";
+  struct stat st {};
+  if (::stat(dir.c_str(), &st) != 0)
+    return std::strerror(errno);
+  return S_ISDIR(st.st_mode) ? "" : "not a folder";
 }
 
 void parseAlgorithm(const char *value, const KnownAlgorithms &known, Config &config) {

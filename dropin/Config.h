@@ -1,6 +1,9 @@
 // dropin/Config.h: the interposer's settings, read from the
 // environment (docs/dropin.md): COLLC_ALGORITHM, COLLC_RULES, COLLC_PLAN_PATH,
-// COLLC_DEBUG, COLLC_STATS, COLLC_VERIFY, COLLC_PROOF_CACHE.
+// COLLC_DEBUG, COLLC_STATS, COLLC_VERIFY, COLLC_ACCEPT_UNPROVEN,
+// COLLC_PROOF_CACHE, and the transport's (COLLC_TRANSPORT, COLLC_SHM_SEGMENT,
+// COLLC_SHM_FAST, COLLC_NODE_MAP: runtime/shm/TransportSettings.h), which the
+// interposer hands to the runtime.
 //
 // Parsing never fails: a bad value becomes one warning (in Config::warnings,
 // which the interposer prints once, on rank 0) and the variable's default.
@@ -10,6 +13,7 @@
 #define COLLC_DROPIN_CONFIG_H
 
 #include "runtime/bytecode/Format.h"
+#include "runtime/shm/TransportSettings.h"
 
 #include <cstdint>
 #include <functional>
@@ -73,6 +77,8 @@ struct Config {
   /// COLLC_PROOF_CACHE: the folder of proof records `collc verify --cache`
   /// writes (dropin/ProofCache.h); "" for none.
   std::string proofCache;
+  /// COLLC_TRANSPORT, COLLC_SHM_SEGMENT, COLLC_SHM_FAST, COLLC_NODE_MAP.
+  rt::TransportSettings transport;
   std::vector<std::string> warnings;
 };
 
@@ -82,9 +88,13 @@ using GetEnv = std::function<const char *(const char *)>;
 bool parseDecimal(std::string_view s, uint64_t maxValue, uint64_t &v);
 
 /// COLLC_DEBUG, COLLC_STATS, COLLC_VERIFY, COLLC_ACCEPT_UNPROVEN,
-/// COLLC_PROOF_CACHE and COLLC_PLAN_PATH (the folders are only split here;
-/// PlanLibrary reads them).
+/// COLLC_PROOF_CACHE, COLLC_PLAN_PATH (the folders are only split here;
+/// PlanLibrary reads them) and the transport settings.
 void parseBasics(const GetEnv &env, Config &config);
+
+/// COLLC_PROOF_CACHE as this process sees it: "" when it is unset or names a
+/// folder, else why it cannot be used ("no such folder", "not a folder").
+std::string proofCacheProblem(const std::string &dir);
 
 /// COLLC_ALGORITHM ("allreduce:ring,reduce:binomial"), checked against `known`.
 void parseAlgorithm(const char *value, const KnownAlgorithms &known, Config &config);

@@ -259,6 +259,22 @@ KnownAlgorithms PlanLibrary::knownAlgorithms() const {
   return k;
 }
 
+uint64_t PlanLibrary::libraryHash() {
+  uint64_t h = 0xcbf29ce484222325ull;
+  auto add = [&h](llvm::StringRef s) {
+    for (char c : s)
+      h = (h ^ uint8_t(c)) * 0x100000001b3ull;
+    h = (h ^ 0xff) * 0x100000001b3ull;
+  };
+  add(llvm::StringRef(proofPipeline.data(), proofPipeline.size()));
+  for (const sched::Algorithm &a : sched::algorithms()) {
+    add(ir::name(a.collective));
+    add(a.name);
+    add(a.module->source.text);
+  }
+  return h;
+}
+
 bool PlanLibrary::generatorInfo(Coll c, std::string_view name, bool &needsCommutative) {
   const sched::Algorithm *a =
       sched::findAlgorithm(toIr(c), llvm::StringRef(name.data(), name.size()));

@@ -88,6 +88,10 @@ public:
 
   /// Generator names and plan-file algorithm names, per collective.
   KnownAlgorithms knownAlgorithms() const;
+  /// A hash of what the library's algorithms are (their names and texts)
+  /// and of the pipeline that compiles them: ranks running different builds
+  /// of the drop-in would run different programs.
+  static uint64_t libraryHash();
   /// Whether a generator `name` exists for `c`, and if its plans need a
   /// commutative operation.
   static bool generatorInfo(Coll c, std::string_view name, bool &needsCommutative);

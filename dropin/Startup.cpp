@@ -3,6 +3,7 @@
 #include "dropin/Startup.h"
 
 #include "dropin/Requests.h"
+#include "runtime/api/Execution.h"
 
 #include <dlfcn.h>
 
@@ -25,14 +26,30 @@ uint64_t fnv(uint64_t h, const void *data, size_t n) {
 uint64_t fnv(uint64_t h, const std::string &s) { return fnv(fnv(h, s.data(), s.size()), "", 1); }
 template <class T> uint64_t fnvValue(uint64_t h, T v) { return fnv(h, &v, sizeof v); }
 
-/// Everything that can change a decision, hashed (not paths: the same files
-/// may be mounted elsewhere on another node).
-uint64_t fingerprint(const Global &g) {
-  uint64_t h = fnv(0xcbf29ce484222325ull, std::string("collc-dropin/1"));
-  h = fnvValue(h, g.config.verify);
-  h = fnvValue(h, g.config.acceptUnproven);
-  for (const std::string &f : g.config.forced)
-    h = fnv(h, f);
+/// One group of settings that every rank must have alike, hashed (not paths:
+/// the same files may be mounted elsewhere on another node).
+struct Fingerprint {
+  const char *what;
+  uint64_t hash;
+};
+
+/// The settings that change a decision or what crosses between the ranks.
+/// Not compared, because ranks may differ in them harmlessly: COLLC_DEBUG and
+/// COLLC_STATS (what a rank prints; the counters are summed either way),
+/// COLLC_PROOF_CACHE (what is known about a plan, never which plan runs),
+/// COLLC_SHM_SEGMENT (every rank of a node uses its first rank's value, from
+/// the region's header), COLLC_SHM_FAST (the direct path moves the same
+/// messages as requests do) and COLLC_SHM_FAIL (a failure on any rank of a
+/// node sends the whole node to MPI); COLLC_TRANSPORT=shm and auto differ
+/// only in warnings.
+std::vector<Fingerprint> fingerprints(const Global &g) {
+  const uint64_t seed = fnv(0xcbf29ce484222325ull, std::string("collc-dropin/2"));
+  std::vector<Fingerprint> f;
+  uint64_t h = seed;
+  for (const std::string &a : g.config.forced)
+    h = fnv(h, a);
+  f.push_back({"COLLC_ALGORITHM", h});
+  h = seed;
   for (const Rule &r : g.config.rules) {
     h = fnvValue(h, unsigned(r.collective));
     h = fnvValue(h, r.minRanks);
@@ -41,15 +58,59 @@ uint64_t fingerprint(const Global &g) {
     h = fnvValue(h, r.maxBytes);
     h = fnv(h, r.algorithm);
   }
-  for (const PlanFile &f : g.library.files()) {
-    h = fnvValue(h, unsigned(f.collective));
-    h = fnvValue(h, f.ranks);
-    h = fnvValue(h, f.root);
-    h = fnvValue(h, f.minBytes);
-    h = fnvValue(h, f.maxBytes);
-    h = fnvValue(h, f.crc);
+  f.push_back({"COLLC_RULES", h});
+  f.push_back({"COLLC_VERIFY", fnvValue(seed, g.config.verify)});
+  f.push_back({"COLLC_ACCEPT_UNPROVEN", fnvValue(seed, g.config.acceptUnproven)});
+  h = seed;
+  for (const PlanFile &p : g.library.files()) {
+    h = fnvValue(h, unsigned(p.collective));
+    h = fnvValue(h, p.ranks);
+    h = fnvValue(h, p.root);
+    h = fnvValue(h, p.minBytes);
+    h = fnvValue(h, p.maxBytes);
+    h = fnvValue(h, p.crc);
   }
-  return h;
+  f.push_back({"the plans in COLLC_PLAN_PATH", h});
+  // A rank on MPI alone never joins its peers' shared-memory set-up.
+  f.push_back({"COLLC_TRANSPORT",
+               fnvValue(seed, g.config.transport.transport == rt::TransportKind::Mpi)});
+  h = fnvValue(seed, g.config.transport.nodeMap.size());
+  for (int n : g.config.transport.nodeMap)
+    h = fnvValue(h, n);
+  f.push_back({"COLLC_NODE_MAP", h});
+  f.push_back({"the libcollc_mpi.so build (its algorithm library)", PlanLibrary::libraryHash()});
+  return f;
+}
+
+/// Compares the settings across MPI_COMM_WORLD (collective) and disables collc
+/// if any group differs; says on rank 0 which. Also tells rank 0 whether
+/// COLLC_PROOF_CACHE names a folder on every rank.
+void compareSettings(Global &g) {
+  const std::vector<Fingerprint> f = fingerprints(g);
+  const size_t n = f.size();
+  const bool cacheMissing = !proofCacheProblem(g.config.proofCache).empty();
+  // Each hash and its complement: after MPI_MAX, both are the rank's own
+  // only if every rank has the same.
+  std::vector<uint64_t> v(2 * n + 1);
+  for (size_t i = 0; i < n; ++i) {
+    v[i] = f[i].hash;
+    v[n + i] = ~f[i].hash;
+  }
+  v[2 * n] = cacheMissing ? 1 : 0;
+  PMPI_Allreduce(MPI_IN_PLACE, v.data(), int(v.size()), MPI_UINT64_T, MPI_MAX, MPI_COMM_WORLD);
+  g.compared = true;
+  std::string differ;
+  for (size_t i = 0; i < n; ++i)
+    if (v[i] != f[i].hash || v[n + i] != ~f[i].hash)
+      differ += (differ.empty() ? "" : ", ") + std::string(f[i].what);
+  if (!differ.empty()) {
+    g.disabled = true;
+    warn(g, "the ranks' collc settings differ (" + differ +
+                "); collc is disabled and every collective uses native MPI");
+  }
+  if (v[2 * n] && !cacheMissing)
+    warn(g, "COLLC_PROOF_CACHE='" + g.config.proofCache +
+                "' is not a folder on some ranks, which read no proof records");
 }
 
 void initialize(bool atInit) {
@@ -61,17 +122,23 @@ void initialize(bool atInit) {
   PMPI_Query_thread(&g.threadLevel);
 
   parseBasics([](const char *v) -> const char * { return std::getenv(v); }, g.config);
+  if (std::string why = proofCacheProblem(g.config.proofCache); !why.empty())
+    g.config.warnings.push_back("COLLC_PROOF_CACHE='" + g.config.proofCache + "': " + why +
+                                "; no proof records are read");
   g.library.scan(g.config.planPath, g.config, g.config.warnings);
   const KnownAlgorithms known = g.library.knownAlgorithms();
   parseAlgorithm(std::getenv("COLLC_ALGORITHM"), known, g.config);
   loadRules(std::getenv("COLLC_RULES"), known, g.config);
   for (const std::string &w : g.config.warnings)
     warn(g, w);
+  // Checked here, warned about on rank 0: the runtime must not read them again.
+  rt::setTransportSettings(g.config.transport);
 
   if (PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, collcDeleteState, &g.keyval, nullptr) !=
       MPI_SUCCESS) {
     warn(g, "cannot create an attribute key; collc is disabled");
     g.disabled = true;
+    g.keyval = MPI_KEYVAL_INVALID;
   }
   PMPI_Comm_group(MPI_COMM_WORLD, &g.worldGroup);
 
@@ -84,18 +151,9 @@ void initialize(bool atInit) {
   }
 
   // Every rank must decide every call alike, so their settings must agree.
-  if (atInit && g.worldSize > 1 && !g.disabled) {
-    const uint64_t h = fingerprint(g);
-    uint64_t v[2] = {h, ~h};
-    PMPI_Allreduce(MPI_IN_PLACE, v, 2, MPI_UINT64_T, MPI_MAX, MPI_COMM_WORLD);
-    g.compared = true;
-    if (v[0] != h || v[1] != ~h) {
-      g.disabled = true;
-      warn(g, "the ranks' collc settings differ (COLLC_ALGORITHM, COLLC_RULES, COLLC_VERIFY "
-              "or the plans in COLLC_PLAN_PATH); collc is disabled and every collective "
-              "uses native MPI");
-    }
-  }
+  // (Every rank takes part, also one whose key creation failed above.)
+  if (atInit && g.worldSize > 1)
+    compareSettings(g);
   if (g.config.debug && g.worldRank == 0) {
     std::string s = "collc " + std::string(g.hook ? "with" : "without") +
                     " a progress hook; thread level " + std::to_string(g.threadLevel) + "; " +
@@ -232,8 +290,14 @@ Global *activeGlobal() {
 
 void finish(Global &g) {
   reportStats(g);
-  PMPI_Comm_delete_attr(MPI_COMM_SELF, g.keyval);
-  PMPI_Comm_delete_attr(MPI_COMM_WORLD, g.keyval);
+  // Only where collc's state is attached: a disabled collc attaches none,
+  // nor does one that MPI_Init did not start on MPI_COMM_SELF, and deleting
+  // an attribute that is not set is an error (MPI_ERR_OTHER, fatal under
+  // MPI_COMM_SELF's default MPI_ERRORS_ARE_FATAL).
+  if (g.keyval != MPI_KEYVAL_INVALID)
+    for (MPI_Comm c : {MPI_COMM_SELF, MPI_COMM_WORLD})
+      if (findState(g, c))
+        PMPI_Comm_delete_attr(c, g.keyval);
   if (g.hook)
     g.progressUnregister(collcProgress);
   if (g.worldGroup != MPI_GROUP_NULL)

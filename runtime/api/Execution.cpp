@@ -7,6 +7,7 @@
 #include "runtime/kernels/MpiTypes.h"
 #include "runtime/mpi/MpiTransport.h"
 #include "runtime/shm/ShmNode.h"
+#include "runtime/shm/TransportSettings.h"
 
 #include <strings.h>
 
@@ -109,7 +110,35 @@ void rememberCommState(MPI_Comm comm, CommState *state) {
 
 // --- transport selection --------------------------------------------------------
 
-/// COLLC_TRANSPORT, or what collc_set_transport() chose (-1: not read yet).
+/// COLLC_TRANSPORT, COLLC_SHM_SEGMENT, COLLC_SHM_FAST and COLLC_NODE_MAP:
+/// given by the drop-in at MPI_Init (setTransportSettings: it has checked
+/// them, warned on rank 0 and compared them across the ranks), or else read
+/// from the environment at first use, each bad value one warning on stderr.
+std::once_flag settingsOnce;
+TransportSettings settings;
+
+bool useSettings(const TransportSettings *given) {
+  bool taken = false;
+  std::call_once(settingsOnce, [given, &taken] {
+    if (given) {
+      settings = *given;
+      taken = true;
+      return;
+    }
+    std::vector<std::string> warnings;
+    settings = readTransportSettings([](const char *v) { return std::getenv(v); }, warnings);
+    for (const std::string &w : warnings)
+      std::fprintf(stderr, "collc: warning: %s\n", w.c_str());
+  });
+  return taken;
+}
+
+const TransportSettings &transportSettings() {
+  useSettings(nullptr);
+  return settings;
+}
+
+/// What collc_set_transport() chose (-1: nothing; the settings decide).
 std::atomic<int> transportChoice{-1};
 std::atomic<long long> transportFallbacks{0};
 
@@ -120,39 +149,17 @@ bool envFlag(const char *name) {
 }
 
 collc_transport currentTransport() {
-  int t = transportChoice.load();
-  if (t >= 0)
+  if (int t = transportChoice.load(); t >= 0)
     return collc_transport(t);
-  collc_transport chosen = COLLC_TRANSPORT_AUTO;
-  if (const char *v = std::getenv("COLLC_TRANSPORT"); v && *v) {
-    if (!strcasecmp(v, "mpi"))
-      chosen = COLLC_TRANSPORT_MPI;
-    else if (!strcasecmp(v, "shm"))
-      chosen = COLLC_TRANSPORT_SHM;
-    else if (strcasecmp(v, "auto"))
-      std::fprintf(stderr, "collc: warning: COLLC_TRANSPORT='%s' is not auto, shm or mpi; "
-                           "using auto\n", v);
+  switch (transportSettings().transport) {
+  case TransportKind::Shm:
+    return COLLC_TRANSPORT_SHM;
+  case TransportKind::Mpi:
+    return COLLC_TRANSPORT_MPI;
+  case TransportKind::Auto:
+    break;
   }
-  int expected = -1;
-  transportChoice.compare_exchange_strong(expected, int(chosen));
-  return collc_transport(transportChoice.load());
-}
-
-/// COLLC_SHM_FAST: 0 (or false, no, off) keeps blocking calls off the shared-
-/// memory transport's direct path (docs/shm-transport.md); 1 or unset allows it.
-bool shmDirectWanted() {
-  const char *v = std::getenv("COLLC_SHM_FAST");
-  if (!v || !*v || !std::strcmp(v, "1") || !strcasecmp(v, "true") || !strcasecmp(v, "yes") ||
-      !strcasecmp(v, "on"))
-    return true;
-  if (!std::strcmp(v, "0") || !strcasecmp(v, "false") || !strcasecmp(v, "no") ||
-      !strcasecmp(v, "off"))
-    return false;
-  static std::once_flag warned;
-  std::call_once(warned, [v] {
-    std::fprintf(stderr, "collc: warning: COLLC_SHM_FAST='%s' is not 0 or 1; using 1\n", v);
-  });
-  return true;
+  return COLLC_TRANSPORT_AUTO;
 }
 
 /// Counts a fallback from shared memory to MPI and explains it: always with
@@ -169,29 +176,12 @@ void shmFallback(MPI_Comm comm, const std::string &why) {
                warn ? "warning: " : "", rank, size, why.c_str());
 }
 
-/// The region's geometry: COLLC_SHM_SEGMENT (bytes per segment, 4K..16M, a
-/// multiple of 64; suffixes K and M) overrides the default. Only the node's
-/// first rank's value counts (the others read the region's header).
+/// The region's geometry: COLLC_SHM_SEGMENT (bytes per segment) overrides
+/// the default. Only the node's first rank's value counts (the others read
+/// the region's header).
 ShmConfig shmConfig() {
   ShmConfig c;
-  const char *v = std::getenv("COLLC_SHM_SEGMENT");
-  if (!v || !*v)
-    return c;
-  char *end = nullptr;
-  unsigned long long b = std::strtoull(v, &end, 10);
-  if (end && (*end == 'K' || *end == 'k'))
-    b <<= 10, ++end;
-  else if (end && (*end == 'M' || *end == 'm'))
-    b <<= 20, ++end;
-  if (end == v || *end || b < 4096 || b > (16u << 20) || b % 64) {
-    static std::once_flag warned;
-    std::call_once(warned, [v] {
-      std::fprintf(stderr, "collc: warning: COLLC_SHM_SEGMENT='%s' is not a size from 4K to 16M "
-                           "in multiples of 64 bytes; using 32K\n", v);
-    });
-    return c;
-  }
-  c.slotBytes = uint32_t(b);
+  c.slotBytes = transportSettings().shmSegmentBytes;
   return c;
 }
 
@@ -227,14 +217,15 @@ Status commState(MPI_Comm comm, CommState *&out) {
     s->tagUb = *ub;
   if (currentTransport() != COLLC_TRANSPORT_MPI) {
     ShmSetup setup;
-    if (Status st = setupShmNode(s->dup, shmConfig(), setup); !st.ok()) {
+    if (Status st = setupShmNode(s->dup, shmConfig(), transportSettings().nodeMap, setup);
+        !st.ok()) {
       MPI_Comm_free(&s->dup);
       return st;
     }
     if (setup.failed)
       shmFallback(comm, setup.why);
     s->shm = std::move(setup.node);
-    s->shmDirect = shmDirectWanted();
+    s->shmDirect = transportSettings().shmFast;
   }
   if (int rc = MPI_Comm_set_attr(comm, keyval, s.get()); rc != MPI_SUCCESS) {
     MPI_Comm_free(&s->dup);
@@ -295,6 +286,8 @@ void userCombine(const void *ctx, const void *a, const void *b, void *dst, size_
 } // namespace
 
 namespace collc::rt {
+
+bool setTransportSettings(const TransportSettings &given) { return useSettings(&given); }
 
 Status prepareComm(MPI_Comm comm) {
   CommState *s = nullptr;

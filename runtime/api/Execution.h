@@ -6,6 +6,7 @@
 #include "collc/collc.h"
 #include "runtime/core/Executor.h"
 #include "runtime/kernels/Kernels.h"
+#include "runtime/shm/TransportSettings.h"
 
 #include <mpi.h>
 
@@ -73,6 +74,14 @@ Status analyzeCall(const Shape &shape, bool planInPlace, const Call &call, CallP
 /// calls this where blocking is safe (communicator creation, blocking calls),
 /// so that a non-blocking call never blocks on it.
 Status prepareComm(MPI_Comm comm);
+
+/// The transport settings (runtime/shm/TransportSettings.h) every
+/// communicator set up from now on uses, instead of reading them from the
+/// environment (which prints each bad value on every process): the drop-in
+/// reads and checks them itself and calls this at MPI_Init, before collc's
+/// first communicator. False (and nothing changes) when the settings were
+/// already in use. collc_set_transport() still overrides the transport.
+bool setTransportSettings(const TransportSettings &settings);
 
 /// collc_start for a caller that waits for the execution at once (the
 /// interposer's blocking calls): the executor may run it to its end here on

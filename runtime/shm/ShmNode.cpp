@@ -22,33 +22,6 @@ ShmNode::~ShmNode() {
     munmap(map, bytes);
 }
 
-bool parseNodeMap(const char *text, std::vector<int> &map, std::string &why) {
-  map.clear();
-  if (!text || !*text)
-    return true;
-  const char *p = text;
-  while (*p) {
-    char *end = nullptr;
-    errno = 0;
-    long v = std::strtol(p, &end, 10);
-    if (end == p || errno || v < 0 || v > 1000000) {
-      why = "COLLC_NODE_MAP='" + std::string(text) + "' is not a list of node numbers (0,0,1,1)";
-      map.clear();
-      return false;
-    }
-    map.push_back(int(v));
-    p = end;
-    if (*p == ',' && p[1])
-      ++p;
-    else if (*p) {
-      why = "COLLC_NODE_MAP='" + std::string(text) + "' is not a list of node numbers (0,0,1,1)";
-      map.clear();
-      return false;
-    }
-  }
-  return true;
-}
-
 namespace {
 
 /// What the node's first rank tells the others.
@@ -129,7 +102,8 @@ bool attachRegion(const Announcement &a, uint32_t localRanks, void *&map, ShmCon
 
 } // namespace
 
-Status setupShmNode(MPI_Comm comm, const ShmConfig &config, ShmSetup &setup) {
+Status setupShmNode(MPI_Comm comm, const ShmConfig &config, const std::vector<int> &nodeMap,
+                    ShmSetup &setup) {
   setup = ShmSetup{};
   int size = 0, rank = 0;
   MPI_Comm_size(comm, &size);
@@ -140,9 +114,6 @@ Status setupShmNode(MPI_Comm comm, const ShmConfig &config, ShmSetup &setup) {
   }
 
   // The node's ranks: COLLC_NODE_MAP when it names this communicator's size.
-  std::vector<int> nodeMap;
-  std::string mapWhy;
-  parseNodeMap(std::getenv("COLLC_NODE_MAP"), nodeMap, mapWhy);
   MPI_Comm nodeComm = MPI_COMM_NULL;
   if (nodeMap.size() == size_t(size)) {
     if (int rc = MPI_Comm_split(comm, nodeMap[size_t(rank)], rank, &nodeComm); rc != MPI_SUCCESS)

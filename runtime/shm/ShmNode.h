@@ -16,6 +16,7 @@
 #define COLLC_RUNTIME_SHM_SHMNODE_H
 
 #include "runtime/shm/ShmChannels.h"
+#include "runtime/shm/TransportSettings.h"
 
 #include <mpi.h>
 
@@ -54,14 +55,13 @@ struct ShmSetup {
 };
 
 /// Sets up the channels among the ranks of `comm` on this node. Collective
-/// over `comm` (which must have MPI_ERRORS_RETURN). An error Status only for
-/// a failed MPI call; shared memory that cannot be set up is not an error
-/// (setup.failed).
-Status setupShmNode(MPI_Comm comm, const ShmConfig &config, ShmSetup &setup);
-
-/// Parses COLLC_NODE_MAP ("0,0,1,1": rank r is on node map[r]); empty when
-/// `text` is null or empty. False, with `why`, when malformed.
-bool parseNodeMap(const char *text, std::vector<int> &map, std::string &why);
+/// over `comm` (which must have MPI_ERRORS_RETURN). `nodeMap`, when it has
+/// one entry per rank of `comm`, says which ranks share a node (COLLC_NODE_MAP,
+/// TransportSettings.h); otherwise MPI_Comm_split_type finds them. Every rank
+/// of `comm` must pass the same map. An error Status only for a failed MPI
+/// call; shared memory that cannot be set up is not an error (setup.failed).
+Status setupShmNode(MPI_Comm comm, const ShmConfig &config, const std::vector<int> &nodeMap,
+                    ShmSetup &setup);
 
 } // namespace collc::rt
 

@@ -259,3 +259,85 @@ TEST(Environment, UnreadableRulesFileIsOneWarning) {
             std::string::npos);
   EXPECT_TRUE(bad.rules.empty());
 }
+
+namespace {
+
+Config configOf(const std::map<std::string, std::string> &env) {
+  Config c;
+  parseBasics(
+      [&](const char *v) -> const char * {
+        auto it = env.find(v);
+        return it == env.end() ? nullptr : it->second.c_str();
+      },
+      c);
+  return c;
+}
+
+} // namespace
+
+TEST(Environment, TransportSettingsAreRead) {
+  Config c = configOf({{"COLLC_TRANSPORT", "MPI"},
+                       {"COLLC_SHM_SEGMENT", "64k"},
+                       {"COLLC_SHM_FAST", "off"},
+                       {"COLLC_NODE_MAP", "0,0,1,1"}});
+  EXPECT_TRUE(c.warnings.empty()) << c.warnings[0];
+  EXPECT_EQ(c.transport.transport, collc::rt::TransportKind::Mpi);
+  EXPECT_EQ(c.transport.shmSegmentBytes, 64u << 10);
+  EXPECT_FALSE(c.transport.shmFast);
+  EXPECT_EQ(c.transport.nodeMap, (std::vector<int>{0, 0, 1, 1}));
+  for (const char *yes : {"1", "true", "YES", " on "})
+    EXPECT_TRUE(configOf({{"COLLC_SHM_FAST", yes}}).transport.shmFast) << yes;
+  Config d = configOf({});
+  EXPECT_EQ(d.transport.transport, collc::rt::TransportKind::Auto);
+  EXPECT_EQ(d.transport.shmSegmentBytes, 32u << 10);
+  EXPECT_TRUE(d.transport.shmFast);
+  EXPECT_TRUE(d.transport.nodeMap.empty());
+}
+
+// Each bad value is one warning that says what is wrong and what is used
+// instead, and that setting keeps its default.
+TEST(Environment, EachBadTransportSettingIsOneWarning) {
+  const std::pair<std::map<std::string, std::string>, std::string> cases[] = {
+      {{{"COLLC_TRANSPORT", "fast"}}, "COLLC_TRANSPORT='fast' is not auto, shm or mpi; using auto"},
+      {{{"COLLC_SHM_SEGMENT", "100"}},
+       "COLLC_SHM_SEGMENT='100' is 100 bytes, not from 4K to 16M; using 32K"},
+      {{{"COLLC_SHM_SEGMENT", "1G"}},
+       "COLLC_SHM_SEGMENT='1G' is 1073741824 bytes, not from 4K to 16M; using 32K"},
+      {{{"COLLC_SHM_SEGMENT", "abc"}},
+       "COLLC_SHM_SEGMENT='abc' is not a size in bytes (digits with an optional K or M suffix, "
+       "such as 32K); using 32K"},
+      {{{"COLLC_SHM_SEGMENT", "4100"}},
+       "COLLC_SHM_SEGMENT='4100' is not a multiple of 64 bytes; using 32K"},
+      {{{"COLLC_SHM_SEGMENT", "99999999999999999999K"}},
+       "COLLC_SHM_SEGMENT='99999999999999999999K' is not a size in bytes (digits with an "
+       "optional K or M suffix, such as 32K); using 32K"},
+      {{{"COLLC_SHM_FAST", "maybe"}},
+       "COLLC_SHM_FAST='maybe' is not 0 or 1 (or true/false, yes/no, on/off); using 1"},
+      {{{"COLLC_NODE_MAP", "0,x,1"}},
+       "COLLC_NODE_MAP='0,x,1' is not a list of node numbers (0,0,1,1); COLLC_NODE_MAP is "
+       "ignored"},
+      {{{"COLLC_NODE_MAP", "5,5,5"}},
+       "COLLC_NODE_MAP='5,5,5': rank 0's node 5 is not below 3 (a map of 3 ranks numbers its "
+       "nodes from 0 to 2); COLLC_NODE_MAP is ignored"},
+      {{{"COLLC_NODE_MAP", "0,0,11"}},
+       "COLLC_NODE_MAP='0,0,11': rank 2's node 11 is not below 3 (a map of 3 ranks numbers its "
+       "nodes from 0 to 2); COLLC_NODE_MAP is ignored"},
+  };
+  for (const auto &[env, warning] : cases) {
+    Config c = configOf(env);
+    ASSERT_EQ(c.warnings.size(), 1u) << env.begin()->second;
+    EXPECT_EQ(c.warnings[0], warning);
+    const Config d = configOf({});
+    EXPECT_EQ(c.transport.transport, d.transport.transport);
+    EXPECT_EQ(c.transport.shmSegmentBytes, d.transport.shmSegmentBytes);
+    EXPECT_EQ(c.transport.shmFast, d.transport.shmFast);
+    EXPECT_EQ(c.transport.nodeMap, d.transport.nodeMap);
+  }
+}
+
+TEST(Environment, ProofCacheMustBeAFolder) {
+  EXPECT_EQ(proofCacheProblem(""), "");
+  EXPECT_EQ(proofCacheProblem(COLLC_RULES_DIR), "");
+  EXPECT_EQ(proofCacheProblem("/nonexistent/proofs"), "No such file or directory");
+  EXPECT_EQ(proofCacheProblem(COLLC_RULES_DIR "/sizes.yaml"), "not a folder");
+}

@@ -9,6 +9,8 @@
 #   --native-only        run natively and write --ref (a fixture for later tests)
 #   --preload-only       do not compare; the program checks itself (see --expect)
 #   --env VAR=VALUE      set for the preloaded run (repeatable)
+#   --rank-env R VAR=VALUE  set for rank R of the preloaded run only (repeatable): the
+#                        run becomes MPMD, one app context per rank (mpirun A : B : ...)
 #   --warnings N         exactly N "collc: warning:" lines on stderr
 #   --stderr REGEX       stderr of the preloaded run must match (grep -E; repeatable)
 #   --no-stderr REGEX    ... must not match (repeatable)
@@ -17,7 +19,7 @@
 # mpi_yield_when_idle so oversubscribed ranks yield while they wait.
 set -u
 mpiexec="" np=1 lib="" ref="" mode=compare warnings=""
-envs=() want=() unwanted=() expect=()
+envs=() rankenvs=() want=() unwanted=() expect=()
 while [ $# -gt 0 ]; do
   case "$1" in
     --mpiexec) mpiexec=$2; shift 2 ;;
@@ -27,6 +29,7 @@ while [ $# -gt 0 ]; do
     --native-only) mode=native; shift ;;
     --preload-only) mode=preload; shift ;;
     --env) envs+=("$2"); shift 2 ;;
+    --rank-env) rankenvs+=("$2" "$3"); shift 3 ;;
     --warnings) warnings=$2; shift 2 ;;
     --stderr) want+=("$2"); shift 2 ;;
     --no-stderr) unwanted+=("$2"); shift 2 ;;
@@ -58,8 +61,21 @@ for e in "${envs[@]+"${envs[@]}"}"; do
   export "$e"
   xs+=(-x "${e%%=*}")
 done
+if [ ${#rankenvs[@]} -eq 0 ]; then
+  cmd=("${run[@]}" "${xs[@]}" "$@")
+else # MPMD: one app context of one rank each, with its own settings
+  cmd=("$mpiexec" --oversubscribe --mca mpi_yield_when_idle 1)
+  for ((r = 0; r < np; ++r)); do
+    [ $r -gt 0 ] && cmd+=(:)
+    cmd+=(-n 1 "${xs[@]}")
+    for ((i = 0; i < ${#rankenvs[@]}; i += 2)); do
+      [ "${rankenvs[i]}" = "$r" ] && cmd+=(-x "${rankenvs[i + 1]}")
+    done
+    cmd+=("$@")
+  done
+fi
 start=$(date +%s%N)
-"${run[@]}" "${xs[@]}" "$@" >"$tmp/collc.out" 2>"$tmp/collc.err"
+"${cmd[@]}" >"$tmp/collc.out" 2>"$tmp/collc.err"
 rc=$?
 ms=$(( ($(date +%s%N) - start) / 1000000 ))
 status=0
@@ -88,7 +104,7 @@ done
 for re in "${unwanted[@]+"${unwanted[@]}"}"; do
   ! grep -Eq -- "$re" "$tmp/collc.err" || { echo "FAIL: stderr matches '$re'" >&2; status=1; }
 done
-echo "np $np ${envs[*]+${envs[*]}}: ${ms} ms under libcollc_mpi.so"
+echo "np $np ${envs[*]+${envs[*]}} ${rankenvs[*]+(per rank: ${rankenvs[*]})}: ${ms} ms under libcollc_mpi.so"
 if [ $status -ne 0 ]; then
   echo "--- stderr of the run under libcollc_mpi.so (first 60 lines):" >&2
   head -60 "$tmp/collc.err" >&2

@@ -384,11 +384,18 @@ TEST(ShmNodeMap, ParsesListsAndRefusesTheRest) {
   EXPECT_EQ(m, (std::vector<int>{0, 0, 1, 1}));
   EXPECT_TRUE(rt::parseNodeMap("", m, why));
   EXPECT_TRUE(m.empty());
-  for (const char *bad : {"0,,1", "a", "0;1", "-1,0", "1,"}) {
+  for (const char *bad : {"0,,1", "a", "0;1", "-1,0", "1,", "0,x,1", "+1,0", " 0,1"}) {
     EXPECT_FALSE(rt::parseNodeMap(bad, m, why)) << bad;
     EXPECT_EQ(why, "COLLC_NODE_MAP='" + std::string(bad) +
                        "' is not a list of node numbers (0,0,1,1)");
+    EXPECT_TRUE(m.empty());
   }
+  // A map of N ranks numbers its nodes 0 .. N-1: a missing comma shows.
+  EXPECT_TRUE(rt::parseNodeMap("2,1,0", m, why));
+  EXPECT_FALSE(rt::parseNodeMap("0,0,11", m, why));
+  EXPECT_EQ(why, "COLLC_NODE_MAP='0,0,11': rank 2's node 11 is not below 3 (a map of 3 ranks "
+                 "numbers its nodes from 0 to 2)");
+  EXPECT_TRUE(m.empty());
 }
 
 // --- plans on the shared-memory transport --------------------------------------
