@@ -131,15 +131,27 @@ llvm::Expected<ir::Plan> disassemble(llvm::ArrayRef<uint8_t> bytes, rt::Proof *p
   return fromBytecodePlan(loaded);
 }
 
+std::string proofProperties(ir::Collective collective, bool commutative, bool inPlace,
+                            std::optional<bool> identical, const char *inPlaceWords) {
+  std::string s;
+  if (ir::reduces(collective))
+    s += commutative ? ", commutative operations" : ", any associative operation";
+  if (inPlace)
+    s += std::string(", ") + inPlaceWords;
+  if (identical && collective == ir::Collective::Allreduce)
+    s += *identical ? ", identical results on all ranks" : ", results may differ between ranks";
+  return s;
+}
+
 std::string describeProof(const ir::Shape &shape, const rt::Proof &proof) {
-  std::string claims = shape.commutative ? "commutative operations" : "any associative operation";
-  if (shape.inPlace)
-    claims += ", in place";
-  if (!proof.verified)
-    return "unproven (compiled with --no-verify): claims " + claims;
-  return "proven: " + claims +
-         (proof.identical ? ", identical results on all ranks"
-                          : ", results may differ between ranks");
+  const std::string p =
+      proofProperties(shape.collective, shape.commutative, shape.inPlace,
+                      proof.verified ? std::optional<bool>(proof.identical) : std::nullopt,
+                      "in place");
+  const char *head = proof.verified ? "proven" : "unproven (compiled with --no-verify)";
+  if (p.empty())
+    return head;
+  return head + std::string(proof.verified ? ": " : ": claims ") + p.substr(2);
 }
 
 } // namespace collc::compiler

@@ -9,6 +9,7 @@
 #include "llvm/Support/Error.h"
 
 #include <cstdint>
+#include <optional>
 
 namespace collc::compiler {
 
@@ -29,6 +30,15 @@ llvm::Expected<ir::Plan> disassemble(llvm::ArrayRef<uint8_t> bytes, rt::Proof *p
 /// "proven: any associative operation, in place, identical results on all
 /// ranks" or "unproven (compiled with --no-verify): claims ...".
 std::string describeProof(const ir::Shape &shape, const rt::Proof &proof);
+
+/// The properties a proof of a plan of `collective` states, each after ", ":
+/// the operations it holds for (collectives that combine), `inPlaceWords`
+/// when `inPlace`, and whether the ranks' results are identical when
+/// `identical` is given (allreduce only: the one collective whose every rank
+/// holds every reduced value).
+std::string proofProperties(ir::Collective collective, bool commutative, bool inPlace,
+                            std::optional<bool> identical,
+                            const char *inPlaceWords = "also in place");
 
 } // namespace collc::compiler
 

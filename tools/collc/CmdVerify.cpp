@@ -67,11 +67,10 @@ cl::opt<std::string> drawTo("draw",
 namespace {
 
 /// ", commutative operations, also in place, identical results on all ranks"
+/// (what applies to the collective: compiler::proofProperties).
 std::string properties(const ir::Shape &s, bool identical) {
-  return std::string(s.commutative && !noncommutative ? ", commutative operations"
-                                                      : ", any associative operation") +
-         (s.inPlace ? ", also in place" : "") +
-         (identical ? ", identical results on all ranks" : ", results may differ between ranks");
+  return compiler::proofProperties(s.collective, s.commutative && !noncommutative, s.inPlace,
+                                   identical);
 }
 
 /// The one-line verdict of a proven plan.
