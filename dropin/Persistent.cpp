@@ -1,6 +1,8 @@
 // dropin/Persistent.cpp: persistent collectives on plans (Persistent.h).
 #include "dropin/Persistent.h"
 
+#include "dropin/ByteView.h"
+
 #include "dropin/Requests.h"
 #include "dropin/Serve.h"
 #include "dropin/Startup.h"
@@ -94,11 +96,12 @@ int nativeInit(const Args &a) {
 #endif
 }
 
-int initPersistent(Global &g, CommState &cs, const Args &a, collc_plan plan,
-                   const Selection &sel) {
+int initPersistent(Global &g, CommState &cs, const Args &a, const Args &user,
+                   std::unique_ptr<Staging> staging, collc_plan plan, const Selection &sel) {
   auto p = std::make_unique<PersistentCall>();
   if (initRequest(a, cs.size, plan, &p->req) != COLLC_SUCCESS)
-    return fallback(g, a, &cs, Reason::Refused, collc_error_message());
+    return fallback(g, user, &cs, Reason::Refused, collc_error_message());
+  p->staging = std::move(staging);
   p->args = a;
   p->args.recvcounts = nullptr;
   p->args.request = nullptr;
@@ -110,7 +113,7 @@ int initPersistent(Global &g, CommState &cs, const Args &a, collc_plan plan,
       rc = PMPI_Recv_init(nullptr, 0, MPI_BYTE, 0, p->tag, r.self, &p->handle);
     if (rc != MPI_SUCCESS) {
       (void)collc_request_free(&p->req);
-      return fallback(g, a, &cs, Reason::Refused, "cannot make the persistent request");
+      return fallback(g, user, &cs, Reason::Refused, "cannot make the persistent request");
     }
     r.calls.emplace(p->handle, p.get());
     r.size.fetch_add(1, std::memory_order_release);
@@ -140,7 +143,8 @@ bool startPersistent(MPI_Request *request, int &rc) {
     rc = MPI_ERR_REQUEST; // MPI: starting an active request is erroneous
     return true;
   }
-  if (stageInput(p->args) != MPI_SUCCESS || start(g, *cs, p->req) != COLLC_SUCCESS) {
+  if ((p->staging && p->staging->pack() != MPI_SUCCESS) || stageInput(p->args) != MPI_SUCCESS ||
+      start(g, *cs, p->req) != COLLC_SUCCESS) {
     rc = fatal(g, p->args, *cs, "collc_start");
     return true;
   }
@@ -151,6 +155,7 @@ bool startPersistent(MPI_Request *request, int &rc) {
   auto pending = std::make_unique<Pending>();
   pending->req = p->req;
   pending->owner = p;
+  pending->staging = p->staging;
   addPending(g, *cs, pending.release());
   rc = MPI_SUCCESS;
   return true;

@@ -46,6 +46,9 @@ struct PersistentCall {
   int tag = 0;
   bool active = false;
   int error = MPI_SUCCESS; ///< of the last run
+  /// A bcast or allgather on packed bytes: packed at each start, unpacked
+  /// as each run finishes (ByteView.h).
+  std::shared_ptr<Staging> staging;
 };
 
 /// The native persistent collective (PMPIX_*_init, or PMPI_*_init) for `a`.
@@ -53,8 +56,8 @@ int nativeInit(const Args &a);
 
 /// Binds `a` to `plan` and returns the user's handle in *a.request; counts
 /// the call handled (falls back, counted, if the runtime refuses it).
-int initPersistent(Global &g, CommState &cs, const Args &a, collc_plan plan,
-                   const Selection &sel);
+int initPersistent(Global &g, CommState &cs, const Args &a, const Args &user,
+                   std::unique_ptr<Staging> staging, collc_plan plan, const Selection &sel);
 
 /// MPI_Start for a request: true with MPI's return code in `rc` if it is one
 /// of collc's, else false (the caller passes it to PMPI_Start).

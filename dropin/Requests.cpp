@@ -2,6 +2,8 @@
 // non-blocking ones (Requests.h).
 #include "dropin/Requests.h"
 
+#include "dropin/ByteView.h"
+
 #include "dropin/Persistent.h"
 #include "dropin/Serve.h"
 #include "runtime/api/Execution.h"
@@ -55,6 +57,9 @@ int progressPending(Global &g) {
       cs->pending.erase(cs->pending.begin() + std::ptrdiff_t(i));
       cs->pendingCount.fetch_sub(1, std::memory_order_acq_rel);
       g.pendingTotal.fetch_sub(1, std::memory_order_acq_rel);
+      if (p->staging && p->error == MPI_SUCCESS && p->staging->unpack() != MPI_SUCCESS)
+        p->error = MPI_ERR_OTHER;
+      p->staging.reset();
       if (p->owner) {
         // A persistent request: it stays bound; its MPI request completes.
         signalDone(*p->owner, p->error);
@@ -181,12 +186,13 @@ namespace {
 /// A new persistent request for `a`, kept in the cache when the call
 /// qualifies. Null when the runtime refuses the call: nothing has started.
 collc_request newRequest(CommState &cs, const Args &a, collc_plan plan, uint64_t bytes,
-                         const Selection &sel, bool &cached) {
+                         const Selection &sel, bool staged, bool &cached) {
   collc_request req = COLLC_REQUEST_NULL;
   if (initRequest(a, cs.size, plan, &req) != COLLC_SUCCESS)
     return nullptr;
-  // Not a staged allgather (the copy runs at each start, outside the request).
-  cached = bytes <= requestCacheMaxBytes && !stagesInput(a) &&
+  // Not a staged allgather (the copy runs at each start, outside the request),
+  // nor a call on packed bytes (its buffer is the call's own).
+  cached = bytes <= requestCacheMaxBytes && !stagesInput(a) && !staged &&
            rt::elemTypeOf(a.type) && (!reduces(collOf(a.kind)) || rt::reduceOpOf(a.op));
   if (cached) {
     CachedRequest *victim = &cs.cache[0];
@@ -222,8 +228,10 @@ void dropCached(CommState &cs, collc_request req) {
 }
 
 /// Starts and waits for a blocking execution.
-int runBlocking(Global &g, CommState &cs, const Args &a, collc_request req, bool cached) {
-  if (stageInput(a) != MPI_SUCCESS || start(g, cs, req, /*blocking=*/false) != COLLC_SUCCESS) {
+int runBlocking(Global &g, CommState &cs, const Args &a, collc_request req, bool cached,
+                const Staging *staging = nullptr) {
+  if ((staging && staging->pack() != MPI_SUCCESS) || stageInput(a) != MPI_SUCCESS ||
+      start(g, cs, req, /*blocking=*/false) != COLLC_SUCCESS) {
     if (cached)
       dropCached(cs, req);
     (void)collc_request_free(&req);
@@ -237,6 +245,8 @@ int runBlocking(Global &g, CommState &cs, const Args &a, collc_request req, bool
   }
   if (!cached)
     (void)collc_request_free(&req);
+  if (staging && staging->unpack() != MPI_SUCCESS)
+    return fatal(g, a, cs, "MPI_Unpack");
   return MPI_SUCCESS;
 }
 
@@ -279,33 +289,36 @@ bool runCached(Global &g, CommState &cs, const Args &a, int &rc) {
   return false;
 }
 
-int execute(Global &g, CommState &cs, const Args &a, collc_plan plan, uint64_t bytes,
+int execute(Global &g, CommState &cs, const Args &a, const Args &user,
+            std::unique_ptr<Staging> staging, collc_plan plan, uint64_t bytes,
             const Selection &sel) {
   if (modeOf(a.kind) == Mode::Persistent)
-    return initPersistent(g, cs, a, plan, sel);
+    return initPersistent(g, cs, a, user, std::move(staging), plan, sel);
   if (isBlocking(a.kind)) {
     bool cached = false;
-    collc_request req = newRequest(cs, a, plan, bytes, sel, cached);
+    collc_request req = newRequest(cs, a, plan, bytes, sel, bool(staging), cached);
     if (!req)
-      return fallback(g, a, &cs, Reason::Refused, collc_error_message());
+      return fallback(g, user, &cs, Reason::Refused, collc_error_message());
     if (g.config.debug)
       logDecision(g, a, &cs, sel.detail);
-    if (int rc = runBlocking(g, cs, a, req, cached); rc != MPI_SUCCESS)
+    if (int rc = runBlocking(g, cs, a, req, cached, staging.get()); rc != MPI_SUCCESS)
       return rc;
   } else {
     collc_request req = COLLC_REQUEST_NULL;
     if (initRequest(a, cs.size, plan, &req) != COLLC_SUCCESS)
-      return fallback(g, a, &cs, Reason::Refused, collc_error_message());
+      return fallback(g, user, &cs, Reason::Refused, collc_error_message());
     if (g.config.debug)
       logDecision(g, a, &cs, sel.detail);
     // Never the blocking start: a non-blocking call returns at once, whether
     // or not its peers have arrived.
-    if (stageInput(a) != MPI_SUCCESS || start(g, cs, req, /*blocking=*/false) != COLLC_SUCCESS) {
+    if ((staging && staging->pack() != MPI_SUCCESS) || stageInput(a) != MPI_SUCCESS ||
+        start(g, cs, req, /*blocking=*/false) != COLLC_SUCCESS) {
       (void)collc_request_free(&req);
       return fatal(g, a, cs, "collc_start");
     }
     auto p = std::make_unique<Pending>();
     p->req = req;
+    p->staging = std::move(staging);
     if (PMPI_Grequest_start(collcQuery, collcFree, collcCancel, p.get(), &p->greq) !=
         MPI_SUCCESS) {
       (void)collc_wait(&p->req);

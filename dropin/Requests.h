@@ -10,9 +10,12 @@
 namespace collc::dropin {
 
 /// Runs the call `a` on `plan` (blocking: to completion; non-blocking: started,
-/// its request in *a.request); falls back (counted) if the runtime refuses it.
-/// `bytes` is the call's size, `sel` the decision (counters, COLLC_DEBUG).
-int execute(Global &g, CommState &cs, const Args &a, collc_plan plan, uint64_t bytes,
+/// its request in *a.request); falls back (counted) with the user's call
+/// `user` if the runtime refuses it. `a` is `user` as bytes for a bcast or an
+/// allgather, on `staging`'s buffer if it has one (ByteView.h). `bytes` is
+/// the call's size, `sel` the decision (counters, COLLC_DEBUG).
+int execute(Global &g, CommState &cs, const Args &a, const Args &user,
+            std::unique_ptr<Staging> staging, collc_plan plan, uint64_t bytes,
             const Selection &sel);
 
 /// A persistent collc request for `a` on `plan` (collc_*_init), on a

@@ -1,6 +1,7 @@
 // dropin/Serve.cpp: deciding one intercepted call (Serve.h).
 #include "dropin/Serve.h"
 
+#include "dropin/ByteView.h"
 #include "dropin/PlanAcquisition.h"
 #include "dropin/Persistent.h"
 #include "dropin/Requests.h"
@@ -119,11 +120,13 @@ void logDecision(Global &g, const Args &a, const CommState *cs, const std::strin
     for (int i = 0; a.recvcounts && cs && i < cs->size; ++i)
       count += a.recvcounts[i];
   }
-  const char *per = collOf(a.kind) == Coll::Allgather || a.kind == Kind::ReduceScatterBlock ||
-                            a.kind == Kind::IreduceScatterBlock ||
-                            a.kind == Kind::ReduceScatterBlockInit
-                        ? " per rank"
-                        : "";
+  // The bytes of the whole vector, as rules and bundle ranges match them
+  // (allgather and reduce_scatter_block: p blocks of count).
+  const bool blocks = collOf(a.kind) == Coll::Allgather || a.kind == Kind::ReduceScatterBlock ||
+                      a.kind == Kind::IreduceScatterBlock ||
+                      a.kind == Kind::ReduceScatterBlockInit;
+  const int64_t whole = blocks && cs ? count * cs->size : count;
+  const char *per = blocks ? " per rank" : "";
   std::string op;
   if (reduces(collOf(a.kind))) {
     int commutative = 1;
@@ -131,8 +134,8 @@ void logDecision(Global &g, const Args &a, const CommState *cs, const std::strin
       PMPI_Op_commutative(a.op, &commutative);
     op = ", " + opName(a.op, commutative);
   }
-  s += " " + std::to_string(uint64_t(size) * uint64_t(count < 0 ? 0 : count)) + " bytes" +
-       per + " (" + std::to_string(count) + " x " + typeName(a.type) + op +
+  s += " " + std::to_string(uint64_t(size) * uint64_t(whole < 0 ? 0 : whole)) + " bytes (" +
+       std::to_string(count) + " x " + typeName(a.type) + per + op +
        (a.sendbuf == MPI_IN_PLACE ? ", in place" : "") + "): " + what;
   debugLine(g, s);
 }
@@ -173,7 +176,8 @@ int serve(const Args &a) {
   if (!csp)
     return fallback(g, a, nullptr, Reason::Refused, "cannot attach state to the communicator");
   CommState &cs = *csp;
-  if (int rc = 0; isBlocking(a.kind) && runCached(g, cs, a, rc))
+  const bool asBytes = c == Coll::Bcast || c == Coll::Allgather;
+  if (int rc = 0; isBlocking(a.kind) && !asBytes && runCached(g, cs, a, rc))
     return rc;
   if (cs.inter)
     return fallback(g, a, &cs, Reason::InterComm);
@@ -197,6 +201,14 @@ int serve(const Args &a) {
       return fallback(g, a, &cs, Reason::Arguments,
                       "the send side is not one block of the receive side");
   }
+  // Bcast and allgather as bytes (ByteView.h): from here on `v` is what runs
+  // and decides; what falls back hands the user's call `a` to native MPI.
+  Args v;
+  std::unique_ptr<Staging> staging;
+  if (byteView(a, cs.rank, cs.size, v, staging) != MPI_SUCCESS)
+    return fallback(g, a, &cs, Reason::Refused, "its bytes do not fit an int");
+  if (int rc = 0; isBlocking(a.kind) && asBytes && !staging && runCached(g, cs, v, rc))
+    return rc;
 
   // What any plan needs of the call: a datatype made of whole contiguous
   // elements and, where the collective combines, an (operation, datatype)
@@ -208,7 +220,7 @@ int serve(const Args &a) {
   probe.commutative = false;
   probe.inPlace = true;
   std::vector<MPI_Count> counts;
-  rt::Call call = runtimeCall(a, cs.size, counts);
+  rt::Call call = runtimeCall(v, cs.size, counts);
   rt::CallPlan how;
   if (rt::Status s = rt::analyzeCall(probe, true, call, how); !s.ok()) {
     Reason r = Reason::Refused;
@@ -224,7 +236,7 @@ int serve(const Args &a) {
     return fallback(g, a, &cs, Reason::NoProgress);
 
   int typeSize = 0;
-  PMPI_Type_size(a.type, &typeSize);
+  PMPI_Type_size(v.type, &typeSize);
   CallTraits t;
   t.collective = c;
   t.ranks = uint32_t(cs.size);
@@ -256,7 +268,7 @@ int serve(const Args &a) {
       return fallback(g, a, &cs, Reason::NoPlan, error);
     }
   }
-  return execute(g, cs, a, d.plan, t.bytes, sel);
+  return execute(g, cs, v, a, std::move(staging), d.plan, t.bytes, sel);
 }
 
 } // namespace collc::dropin

@@ -235,6 +235,7 @@ constexpr unsigned requestCacheSize = 4;
 constexpr uint64_t requestCacheMaxBytes = 4 << 20;
 
 struct PersistentCall;
+class Staging; // ByteView.h
 
 /// A non-blocking execution behind a generalized request, or one run of a
 /// persistent request (`owner`; Persistent.h).
@@ -243,6 +244,9 @@ struct Pending {
   MPI_Request greq = MPI_REQUEST_NULL;
   int error = MPI_SUCCESS;
   PersistentCall *owner = nullptr;
+  /// A non-blocking bcast or allgather run on packed bytes: unpacked when
+  /// it finishes, before its request completes.
+  std::shared_ptr<Staging> staging;
 };
 
 /// A decision for one set of selection inputs (they determine it: the

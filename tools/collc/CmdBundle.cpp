@@ -35,7 +35,7 @@ llvm::cl::SubCommand &BundleCommand() {
 namespace {
 namespace cl = llvm::cl;
 cl::list<std::string> inputs(cl::Positional, cl::OneOrMore,
-                             cl::desc("PLAN.cplan[@MIN-MAX]... (bytes per rank, K/M/G = "
+                             cl::desc("PLAN.cplan[@MIN-MAX]... (bytes of the whole vector, K/M/G = "
                                       "KiB/MiB/GiB, MAX excluded; default: all sizes); with "
                                       "--list: FILE.cbundle"),
                              cl::sub(BundleCommand()), cl::cat(category()));

@@ -1,0 +1,123 @@
+// dropin/ByteView.cpp: bcast and allgather served as bytes (ByteView.h).
+#include "dropin/ByteView.h"
+
+#include "runtime/api/Handles.h"
+
+#include <climits>
+#include <new>
+
+namespace collc::dropin {
+
+Staging::~Staging() {
+  for (Side *s : {&in_, &out_})
+    if (s->held)
+      rt::releaseType(s->type);
+}
+
+void Staging::hold(Side &s) { s.held = s.buf && rt::holdType(s.type); }
+
+int Staging::pack() const {
+  if (!in_.buf)
+    return MPI_SUCCESS;
+  int position = 0;
+  return PMPI_Pack(in_.buf, in_.count, in_.type, buf_.get() + in_.at, int(bytes_ - in_.at),
+                   &position, MPI_COMM_SELF);
+}
+
+int Staging::unpack() const {
+  if (!out_.buf)
+    return MPI_SUCCESS;
+  int position = 0;
+  return PMPI_Unpack(buf_.get() + out_.at, int(bytes_ - out_.at), &position, out_.buf,
+                     out_.count, out_.type, MPI_COMM_SELF);
+}
+
+bool laidAsBytes(MPI_Datatype type) {
+  int ints = 0, addrs = 0, types = 0, combiner = 0, size = 0;
+  MPI_Aint lb = 0, extent = 0;
+  return PMPI_Type_get_envelope(type, &ints, &addrs, &types, &combiner) == MPI_SUCCESS &&
+         combiner == MPI_COMBINER_NAMED && PMPI_Type_size(type, &size) == MPI_SUCCESS &&
+         PMPI_Type_get_extent(type, &lb, &extent) == MPI_SUCCESS && lb == 0 &&
+         extent == MPI_Aint(size);
+}
+
+namespace {
+
+/// count x type's size in bytes, if it fits an int.
+int bytesOf(int count, MPI_Datatype type, int &bytes) {
+  int size = 0;
+  if (int rc = PMPI_Type_size(type, &size); rc != MPI_SUCCESS)
+    return rc;
+  const int64_t b = int64_t(count) * size;
+  if (count < 0 || b > INT_MAX)
+    return MPI_ERR_COUNT;
+  bytes = int(b);
+  return MPI_SUCCESS;
+}
+
+} // namespace
+
+int byteView(const Args &a, int rank, int size, Args &view, std::unique_ptr<Staging> &staging) {
+  view = a;
+  staging.reset();
+  const Coll c = collOf(a.kind);
+  if (c != Coll::Bcast && c != Coll::Allgather)
+    return MPI_SUCCESS;
+  int block = 0; // bcast: the message; allgather: one rank's block
+  if (int rc = bytesOf(a.count, a.type, block); rc != MPI_SUCCESS)
+    return rc;
+  const int64_t total = c == Coll::Allgather ? int64_t(block) * size : block;
+  if (total > INT_MAX)
+    return MPI_ERR_COUNT;
+  view.type = MPI_BYTE;
+  view.count = block;
+  const bool inPlace = c == Coll::Allgather && a.sendbuf == MPI_IN_PLACE;
+  if (c == Coll::Allgather && !inPlace) {
+    // The send side as bytes where it can be used in place; else the
+    // receive side's staging (stageInput, or Staging::pack below) packs it.
+    if (laidAsBytes(a.sendtype)) {
+      if (int rc = bytesOf(a.sendcount, a.sendtype, view.sendcount); rc != MPI_SUCCESS)
+        return rc;
+      view.sendtype = MPI_BYTE;
+    }
+  }
+  if (laidAsBytes(a.type))
+    return MPI_SUCCESS;
+
+  // The receive side's datatype is not bytes: the run uses a buffer of the
+  // signature's bytes.
+  auto s = std::make_unique<Staging>();
+  s->bytes_ = size_t(total);
+  s->buf_.reset(new (std::nothrow) char[s->bytes_ ? s->bytes_ : 1]);
+  if (!s->buf_)
+    return MPI_ERR_NO_MEM;
+  view.recvbuf = s->buf_.get();
+  if (c == Coll::Bcast) {
+    Staging::Side &side = rank == a.root ? s->in_ : s->out_;
+    side = {a.recvbuf, a.count, a.type, 0, false};
+  } else {
+    MPI_Aint lb = 0, extent = 0;
+    if (int rc = PMPI_Type_get_extent(a.type, &lb, &extent); rc != MPI_SUCCESS)
+      return rc;
+    const size_t own = size_t(block) * size_t(rank);
+    if (inPlace) // this rank's input is its block of the user's recvbuf
+      s->in_ = {static_cast<char *>(a.recvbuf) + MPI_Aint(rank) * a.count * extent, a.count,
+                a.type, own, false};
+    else if (view.sendtype != MPI_BYTE) // packed straight into its block
+      s->in_ = {const_cast<void *>(a.sendbuf), a.sendcount, a.sendtype, own, false};
+    if (inPlace || view.sendtype != MPI_BYTE) {
+      view.sendbuf = MPI_IN_PLACE;
+      view.sendtype = MPI_BYTE;
+      view.sendcount = block;
+    }
+    if (int64_t(a.count) * size > INT_MAX)
+      return MPI_ERR_COUNT;
+    s->out_ = {a.recvbuf, a.count * size, a.type, 0, false};
+  }
+  s->hold(s->in_);
+  s->hold(s->out_);
+  staging = std::move(s);
+  return MPI_SUCCESS;
+}
+
+} // namespace collc::dropin
