@@ -24,6 +24,7 @@ namespace {
 
 constexpr size_t hugePage = size_t(2) << 20;
 constexpr size_t mib = size_t(1) << 20;
+constexpr size_t smallHeap = 64 * mib;
 
 /// How much heap growth to reserve: at most 8 GiB, half the machine's memory
 /// and a quarter of what the process may map (a reservation counts against
@@ -93,15 +94,22 @@ HeapSetup prepareHeapForLargePlans() {
   }
   // Later growth (past the reservation) in modest steps again.
   mallopt(M_TOP_PAD, int(64 * mib));
-  const uintptr_t lo = (reinterpret_cast<uintptr_t>(start) + hugePage - 1) / hugePage * hugePage;
+  // Huge pages past the first 64 MiB only: a plan that fits there (about
+  // 300,000 ops) keeps 4 KiB pages, so its resident memory is what it uses,
+  // not that rounded up to 2 MiB per region it touches.
+  const uintptr_t first =
+      (reinterpret_cast<uintptr_t>(start) + hugePage - 1) / hugePage * hugePage;
+  const uintptr_t lo = first + smallHeap;
   const uintptr_t hi = reinterpret_cast<uintptr_t>(end) / hugePage * hugePage;
+  if (hi > first)
+    s.reserved = hi - first;
   if (hi > lo && madvise(reinterpret_cast<void *>(lo), hi - lo, MADV_HUGEPAGE) == 0)
-    s.reserved = hi - lo;
+    s.advised = hi - lo;
   // Last first: each block then merges into the top chunk as it is freed.
   for (auto b = blocks.rbegin(); b != blocks.rend(); ++b)
     std::free(*b);
   if (!s.reserved)
-    s.why = "the heap could not be reserved or advised";
+    s.why = "the heap could not be reserved";
   return s;
 #endif
 }

@@ -9,8 +9,9 @@
 // verify`'s time for ring at p = 1024 (README, "Compile and verify at
 // scale"). prepareHeapForLargePlans() makes blocks up to 32 MiB come from
 // the heap, keeps freed memory there for reuse, and reserves the heap's
-// growth in advance with transparent huge pages advised for it, so the
-// plan's memory is faulted in 2 MiB at a time and stays mapped.
+// growth in advance with transparent huge pages advised for it past its
+// first 64 MiB, so a large plan's memory is faulted in 2 MiB at a time and
+// stays mapped, while a small one's resident memory is what it uses.
 //
 // Only for processes collc owns: never called by the drop-in or the C API,
 // which run inside the user's program and leave its allocator alone.
@@ -24,7 +25,8 @@ namespace collc::compiler {
 /// What prepareHeapForLargePlans did.
 struct HeapSetup {
   bool tuned = false;       ///< malloc's thresholds were set
-  size_t reserved = 0;      ///< bytes of heap reserved ahead, huge pages advised
+  size_t reserved = 0;      ///< bytes of heap reserved ahead
+  size_t advised = 0;       ///< of them, advised for huge pages (past the first 64 MiB)
   const char *why = "";     ///< when nothing was done: the reason
 };
 

@@ -70,21 +70,31 @@ TEST(HeapSetup, LargeBlocksComeFromAHeapAdvisedForHugePages) {
                 std::fprintf(stderr, "not set up: %s\n", s.why);
                 return 1;
               }
-              // A 16 MiB block (an mmap of its own under glibc's defaults)
-              // lies in the heap now, in a mapping advised for huge pages
-              // (but for its first bytes, which may be carved from the top
-              // of the heap as it was before the reservation).
+              // 16 MiB blocks (an mmap of their own under glibc's defaults)
+              // lie in the heap now: the first in its first 64 MiB, with
+              // 4 KiB pages; the sixth past them, in a mapping advised for
+              // huge pages.
               char *const top = static_cast<char *>(sbrk(0));
-              void *b = std::malloc(size_t(16) << 20);
-              if (!b || static_cast<char *>(b) >= top) {
-                std::fprintf(stderr, "the block is not in the reserved heap\n");
-                return 2;
-              }
-              const std::string flags = vmFlagsOf(static_cast<char *>(b) + (size_t(12) << 20));
-              std::free(b);
-              if (flags.find(" hg") == std::string::npos) {
-                std::fprintf(stderr, "not advised: '%s'\n", flags.c_str());
+              void *b[6] = {};
+              for (void *&x : b)
+                x = std::malloc(size_t(16) << 20);
+              for (void *x : b)
+                if (!x || static_cast<char *>(x) >= top) {
+                  std::fprintf(stderr, "a block is not in the reserved heap\n");
+                  return 2;
+                }
+              const std::string first = vmFlagsOf(static_cast<char *>(b[0]) + (size_t(8) << 20));
+              const std::string sixth = vmFlagsOf(static_cast<char *>(b[5]) + (size_t(8) << 20));
+              for (void *x : b)
+                std::free(x);
+              if (s.advised == 0 || s.advised > s.reserved ||
+                  sixth.find(" hg") == std::string::npos) {
+                std::fprintf(stderr, "not advised: '%s'\n", sixth.c_str());
                 return 3;
+              }
+              if (first.find(" hg") != std::string::npos) {
+                std::fprintf(stderr, "advised in the first 64 MiB: '%s'\n", first.c_str());
+                return 4;
               }
               return 0;
             }),
