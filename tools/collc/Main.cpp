@@ -121,7 +121,8 @@ std::string overview(llvm::StringRef command) {
   std::string text = "collc: compile, verify and inspect MPI collective-communication plans\n\n";
   for (const Usage &u : usages)
     text += "  " + u.line.str() + "\n";
-  return text + "\nRun 'collc COMMAND --help' for a command's options.\n";
+  return text + "\nRun 'collc COMMAND --help' for a command's options.\n"
+                "COLLC_HEAP=default leaves malloc as it is (collc reserves heap ahead for large plans).\n";
 }
 
 } // namespace
