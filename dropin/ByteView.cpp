@@ -4,6 +4,7 @@
 #include "runtime/api/Handles.h"
 
 #include <climits>
+#include <cstdint>
 #include <new>
 
 namespace collc::dropin {
@@ -14,10 +15,10 @@ Staging::~Staging() {
       rt::releaseType(s->type);
 }
 
-void Staging::hold(Side &s) { s.held = s.buf && rt::holdType(s.type); }
+void Staging::hold(Side &s) { s.held = s.used && rt::holdType(s.type); }
 
 int Staging::pack() const {
-  if (!in_.buf)
+  if (!in_.used)
     return MPI_SUCCESS;
   int position = 0;
   return PMPI_Pack(in_.buf, in_.count, in_.type, buf_.get() + in_.at, int(bytes_ - in_.at),
@@ -25,7 +26,7 @@ int Staging::pack() const {
 }
 
 int Staging::unpack() const {
-  if (!out_.buf)
+  if (!out_.used)
     return MPI_SUCCESS;
   int position = 0;
   return PMPI_Unpack(buf_.get() + out_.at, int(bytes_ - out_.at), &position, out_.buf,
@@ -48,11 +49,19 @@ int bytesOf(int count, MPI_Datatype type, int &bytes) {
   int size = 0;
   if (int rc = PMPI_Type_size(type, &size); rc != MPI_SUCCESS)
     return rc;
+  if (size < 0) // MPI_UNDEFINED: a size beyond an int
+    return MPI_ERR_TYPE;
   const int64_t b = int64_t(count) * size;
   if (count < 0 || b > INT_MAX)
     return MPI_ERR_COUNT;
   bytes = int(b);
   return MPI_SUCCESS;
+}
+
+/// recvbuf + offset bytes, computed as an address (recvbuf may be MPI_BOTTOM,
+/// a null pointer, with an absolute datatype).
+void *blockOf(void *recvbuf, MPI_Aint offset) {
+  return reinterpret_cast<void *>(reinterpret_cast<uintptr_t>(recvbuf) + uintptr_t(offset));
 }
 
 } // namespace
@@ -72,6 +81,15 @@ int byteView(const Args &a, int rank, int size, Args &view, std::unique_ptr<Stag
   view.type = MPI_BYTE;
   view.count = block;
   const bool inPlace = c == Coll::Allgather && a.sendbuf == MPI_IN_PLACE;
+  if (block == 0) {
+    // Nothing moves (a zero count, or a datatype of no bytes, on every
+    // rank alike): no staging, whatever the datatypes and buffers.
+    if (c == Coll::Allgather && !inPlace) {
+      view.sendtype = MPI_BYTE;
+      view.sendcount = 0;
+    }
+    return MPI_SUCCESS;
+  }
   if (c == Coll::Allgather && !inPlace) {
     // The send side as bytes where it can be used in place; else the
     // receive side's staging (stageInput, or Staging::pack below) packs it.
@@ -85,7 +103,9 @@ int byteView(const Args &a, int rank, int size, Args &view, std::unique_ptr<Stag
     return MPI_SUCCESS;
 
   // The receive side's datatype is not bytes: the run uses a buffer of the
-  // signature's bytes.
+  // signature's bytes. MPI_Pack on MPI_COMM_SELF writes a homogeneous
+  // signature as its bytes (`size` of them per element, as Open MPI and
+  // MPICH do), so packed and unpacked ranks exchange the same bytes.
   auto s = std::make_unique<Staging>();
   s->bytes_ = size_t(total);
   s->buf_.reset(new (std::nothrow) char[s->bytes_ ? s->bytes_ : 1]);
@@ -94,17 +114,17 @@ int byteView(const Args &a, int rank, int size, Args &view, std::unique_ptr<Stag
   view.recvbuf = s->buf_.get();
   if (c == Coll::Bcast) {
     Staging::Side &side = rank == a.root ? s->in_ : s->out_;
-    side = {a.recvbuf, a.count, a.type, 0, false};
+    side = {true, a.recvbuf, a.count, a.type, 0, false};
   } else {
     MPI_Aint lb = 0, extent = 0;
     if (int rc = PMPI_Type_get_extent(a.type, &lb, &extent); rc != MPI_SUCCESS)
       return rc;
     const size_t own = size_t(block) * size_t(rank);
     if (inPlace) // this rank's input is its block of the user's recvbuf
-      s->in_ = {static_cast<char *>(a.recvbuf) + MPI_Aint(rank) * a.count * extent, a.count,
-                a.type, own, false};
+      s->in_ = {true, blockOf(a.recvbuf, MPI_Aint(rank) * a.count * extent), a.count, a.type,
+                own, false};
     else if (view.sendtype != MPI_BYTE) // packed straight into its block
-      s->in_ = {const_cast<void *>(a.sendbuf), a.sendcount, a.sendtype, own, false};
+      s->in_ = {true, const_cast<void *>(a.sendbuf), a.sendcount, a.sendtype, own, false};
     if (inPlace || view.sendtype != MPI_BYTE) {
       view.sendbuf = MPI_IN_PLACE;
       view.sendtype = MPI_BYTE;
@@ -112,7 +132,7 @@ int byteView(const Args &a, int rank, int size, Args &view, std::unique_ptr<Stag
     }
     if (int64_t(a.count) * size > INT_MAX)
       return MPI_ERR_COUNT;
-    s->out_ = {a.recvbuf, a.count * size, a.type, 0, false};
+    s->out_ = {true, a.recvbuf, a.count * size, a.type, 0, false};
   }
   s->hold(s->in_);
   s->hold(s->out_);

@@ -43,6 +43,7 @@ public:
 private:
   friend int byteView(const Args &, int, int, Args &, std::unique_ptr<Staging> &);
   struct Side {
+    bool used = false; ///< buf may be MPI_BOTTOM (null) with an absolute datatype
     void *buf = nullptr;
     int count = 0;
     MPI_Datatype type = MPI_DATATYPE_NULL;
@@ -52,7 +53,7 @@ private:
   void hold(Side &s);
   std::unique_ptr<char[]> buf_;
   size_t bytes_ = 0;
-  Side in_, out_; ///< in_: packed before; out_: unpacked after (null buf: none)
+  Side in_, out_; ///< in_: packed before; out_: unpacked after (each when used)
 };
 
 /// Whether a datatype's elements lie as the bytes of its signature: a
@@ -63,10 +64,12 @@ bool laidAsBytes(MPI_Datatype type);
 /// counts in bytes, the same on every rank) and, when a datatype cannot be
 /// used in place, the Staging its buffers point into. Other collectives:
 /// `view` = `a`. `rank` and `size` are the communicator's. Returns
-/// MPI_SUCCESS, or an MPI error code when the call cannot be put as bytes
-/// (its size does not fit an int, or MPI refused a query): the caller then
-/// hands the original call to native MPI — the same on every rank, as the
-/// byte count is.
+/// MPI_SUCCESS; MPI_ERR_NO_MEM when this rank cannot allocate the packed
+/// bytes (a failure of this rank alone: the caller must not fall back, or
+/// the ranks would part ways); or another MPI error code when the call
+/// cannot be put as bytes (its size does not fit an int, or MPI refused a
+/// query of an invalid datatype): the caller then hands the original call to
+/// native MPI — the same on every rank, as the byte count is.
 int byteView(const Args &a, int rank, int size, Args &view, std::unique_ptr<Staging> &staging);
 
 } // namespace collc::dropin

@@ -105,6 +105,8 @@ int initPersistent(Global &g, CommState &cs, const Args &a, const Args &user,
   p->args = a;
   p->args.recvcounts = nullptr;
   p->args.request = nullptr;
+  if (stagesInput(p->args))
+    p->sendtype.hold(p->args.sendtype);
   Registry &r = registry();
   {
     std::lock_guard<std::mutex> lock(r.mu);

@@ -17,6 +17,7 @@
 #define COLLC_DROPIN_PERSISTENT_H
 
 #include "dropin/State.h"
+#include "runtime/api/Handles.h"
 
 // The persistent collectives' names: MPI 4's MPI_*_init where the library is
 // MPI 4, else Open MPI's MPIX_*_init (mpi-ext.h); other MPI 3 libraries have
@@ -39,6 +40,27 @@
 namespace collc::dropin {
 
 /// One persistent request on a plan.
+/// A hold on a derived datatype (runtime/api/Handles.h) for as long as this
+/// lives; nothing for a predefined one.
+class HeldType {
+public:
+  HeldType() = default;
+  HeldType(const HeldType &) = delete;
+  HeldType &operator=(const HeldType &) = delete;
+  ~HeldType() {
+    if (held_)
+      rt::releaseType(type_);
+  }
+  void hold(MPI_Datatype type) {
+    type_ = type;
+    held_ = rt::holdType(type);
+  }
+
+private:
+  MPI_Datatype type_ = MPI_DATATYPE_NULL;
+  bool held_ = false;
+};
+
 struct PersistentCall {
   Args args;                          ///< the _init call (recvcounts dropped: bound already)
   collc_request req = nullptr;        ///< the runtime's persistent request
@@ -49,6 +71,9 @@ struct PersistentCall {
   /// A bcast or allgather on packed bytes: packed at each start, unpacked
   /// as each run finishes (ByteView.h).
   std::shared_ptr<Staging> staging;
+  /// An allgather whose send datatype is packed into recvbuf at each start
+  /// (stagesInput): that datatype, which the user may free after the _init.
+  HeldType sendtype;
 };
 
 /// The native persistent collective (PMPIX_*_init, or PMPI_*_init) for `a`.

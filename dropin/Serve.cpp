@@ -205,8 +205,18 @@ int serve(const Args &a) {
   // and decides; what falls back hands the user's call `a` to native MPI.
   Args v;
   std::unique_ptr<Staging> staging;
-  if (byteView(a, cs.rank, cs.size, v, staging) != MPI_SUCCESS)
+  if (int rc = byteView(a, cs.rank, cs.size, v, staging); rc == MPI_ERR_NO_MEM) {
+    // This rank alone: falling back would part it from the others.
+    std::fprintf(stderr,
+                 "collc: [rank %d] %s on comm %" PRIu64
+                 " failed: cannot allocate the buffer its datatype is packed into\n",
+                 g.worldRank, kindName(a.kind), cs.id);
+    std::fflush(stderr);
+    PMPI_Comm_call_errhandler(a.comm, MPI_ERR_NO_MEM);
+    return MPI_ERR_NO_MEM;
+  } else if (rc != MPI_SUCCESS) {
     return fallback(g, a, &cs, Reason::Refused, "its bytes do not fit an int");
+  }
   if (int rc = 0; isBlocking(a.kind) && asBytes && !staging && runCached(g, cs, v, rc))
     return rc;
 
