@@ -363,12 +363,17 @@ Status analyzeCall(const Shape &shape, bool planInPlace, const Call &call, CallP
 
   // Buffers, and MPI_IN_PLACE as each collective defines it.
   how.inPlace = how.hasIn && call.sendbuf == MPI_IN_PLACE;
-  if (call.recvbuf == MPI_IN_PLACE)
+  if (how.hasOut && call.recvbuf == MPI_IN_PLACE) // a reduce's non-root ignores it
     return argError("recvbuf cannot be MPI_IN_PLACE");
   if (how.inPlace && !how.hasOut)
     return argError("MPI_IN_PLACE is only allowed at the root of a reduce");
+  // Exscan's rank 0 may pass no recvbuf (MPI: not significant there) unless
+  // its input is in it; its plan's out is then scratch. The same path on
+  // every rank either way.
+  how.scratchOut = c == Collective::Exscan && how.rank == 0 && !how.inPlace && outElems > 0 &&
+                   !call.recvbuf;
   if ((how.hasIn && !how.inPlace && how.inElems > 0 && !call.sendbuf) ||
-      (how.hasOut && outElems > 0 && !call.recvbuf))
+      (how.hasOut && outElems > 0 && !call.recvbuf && !how.scratchOut))
     return argError("a null buffer with " + std::to_string(how.total) + " elements");
   how.inAt = call.sendbuf;
   how.copyInput = false;
@@ -448,6 +453,7 @@ struct collc_request_s {
   std::unique_ptr<Transport> transport;
   Executor exec;
   std::unique_ptr<char[]> inCopy;
+  std::unique_ptr<char[]> outScratch; ///< CallPlan::scratchOut
   size_t inBytes = 0;
   const void *inSource = nullptr; ///< what inCopy copies at each start
   bool persistent = false;
@@ -527,6 +533,12 @@ int makeRequest(collc_plan plan, const Call &call, bool persistent, bool hold,
   b.extent = how.extent;
   b.blockStart = how.blockStart.empty() ? nullptr : how.blockStart.data();
   b.out = how.hasOut ? call.recvbuf : nullptr;
+  if (how.scratchOut) {
+    req->outScratch.reset(new (std::nothrow) char[size_t(how.total) * b.extent + 1]);
+    if (!req->outScratch)
+      return fail(COLLC_ERR_NOMEM, "out of memory for rank 0's exscan output (no recvbuf)");
+    b.out = req->outScratch.get();
+  }
   // In place, `in` is `out` itself (the executor aliases the slots as the
   // plan's layout says) unless the input is copied aside.
   b.in = !how.hasIn ? nullptr : how.inPlace ? call.recvbuf : call.sendbuf;

@@ -50,6 +50,9 @@ struct CallPlan {
   bool hasOut = true;     ///< this rank has an out buffer
   bool inPlace = false;   ///< MPI_IN_PLACE given
   bool copyInput = false; ///< in place, but the plan is not: copy the input aside
+  /// Exscan's rank 0 without a recvbuf (MPI: not significant there): the
+  /// plan's out, which it may use as scratch, is a private buffer.
+  bool scratchOut = false;
   KernelFn kernel = nullptr; ///< collc's kernel; null: MPI_Reduce_local
   bool commutativeOp = true;
   size_t extent = 0;

@@ -13,51 +13,16 @@
  * under the drop-in only: Open MPI 4.1's own persistent allgather (libnbc)
  * crashes in MPI_Start when the send datatype was freed after the _init.
  */
-#include <mpi.h>
-#if defined(OPEN_MPI) && MPI_VERSION < 4
-#include <mpi-ext.h> /* MPIX_*_init: Open MPI's persistent collectives */
-#define BCAST_INIT MPIX_Bcast_init
-#define ALLGATHER_INIT MPIX_Allgather_init
-#else
-#define BCAST_INIT MPI_Bcast_init
-#define ALLGATHER_INIT MPI_Allgather_init
-#endif
+#include "selfcheck.h"
 
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-enum Form { Blocking, NonBlocking, Persistent, Forms };
-static const char *formNames[Forms] = {"blocking", "non-blocking", "persistent"};
-
-static int rank, size, failures;
-
-static void check(const char *what, int ok) {
-  if (!ok) {
-    ++failures;
-    printf("rank %d: WRONG: %s\n", rank, what);
-  }
-}
 
 static void checkRc(const char *what, int rc) {
   if (rc != MPI_SUCCESS) {
     ++failures;
     printf("rank %d: WRONG: %s returned %d\n", rank, what, rc);
   }
-}
-
-/* Completes a call made in `form`: starts a persistent one, frees `type`
- * (if given) while the call is in flight — MPI says the call completes
- * normally — then waits, and frees a persistent request. */
-static void complete(MPI_Request *req, int form, MPI_Datatype *type) {
-  if (form == Persistent)
-    MPI_Start(req);
-  if (type)
-    MPI_Type_free(type);
-  if (form != Blocking)
-    MPI_Wait(req, MPI_STATUS_IGNORE);
-  if (form == Persistent)
-    MPI_Request_free(req);
 }
 
 /* Every other int of buf (n of them), as one element addressed from
@@ -222,10 +187,7 @@ static void persistentDerivedSend(int n) {
 }
 
 int main(int argc, char **argv) {
-  MPI_Init(&argc, &argv);
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  MPI_Comm_size(MPI_COMM_WORLD, &size);
-  MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+  begin(&argc, &argv);
   const int sizes[] = {3, 500, 40000};
   for (size_t z = 0; z < sizeof sizes / sizeof sizes[0]; ++z)
     for (int form = 0; form < Forms; ++form)
@@ -239,10 +201,7 @@ int main(int argc, char **argv) {
     noBytes(form);
   persistentDerivedSend(5);
   persistentDerivedSend(30000);
-  int all = 0;
-  MPI_Allreduce(&failures, &all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
-  if (rank == 0)
-    printf(all ? "typeedges: %d wrong\n" : "typeedges: ok\n", all);
+  const int status = tally("typeedges");
   MPI_Finalize();
-  return all != 0;
+  return status;
 }

@@ -139,7 +139,8 @@ int collc_iscan(collc_plan plan, const void *sendbuf, void *recvbuf, MPI_Count c
                 MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, collc_request *request);
 int collc_scan_init(collc_plan plan, const void *sendbuf, void *recvbuf, MPI_Count count,
                     MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, collc_request *request);
-/* Rank 0's recvbuf is left as it was (MPI: undefined). */
+/* Rank 0's recvbuf is not significant (MPI: undefined after the call); it
+ * may be NULL unless sendbuf is MPI_IN_PLACE. */
 int collc_exscan(collc_plan plan, const void *sendbuf, void *recvbuf, MPI_Count count,
                  MPI_Datatype datatype, MPI_Op op, MPI_Comm comm);
 int collc_iexscan(collc_plan plan, const void *sendbuf, void *recvbuf, MPI_Count count,
