@@ -1,21 +1,11 @@
 // dropin/ByteView.cpp: bcast and allgather served as bytes (ByteView.h).
 #include "dropin/ByteView.h"
 
-#include "runtime/api/Handles.h"
-
 #include <climits>
 #include <cstdint>
 #include <new>
 
 namespace collc::dropin {
-
-Staging::~Staging() {
-  for (Side *s : {&in_, &out_})
-    if (s->held)
-      rt::releaseType(s->type);
-}
-
-void Staging::hold(Side &s) { s.held = s.used && rt::holdType(s.type); }
 
 int Staging::pack() const {
   if (!in_.used)
@@ -114,7 +104,7 @@ int byteView(const Args &a, int rank, int size, Args &view, std::unique_ptr<Stag
   view.recvbuf = s->buf_.get();
   if (c == Coll::Bcast) {
     Staging::Side &side = rank == a.root ? s->in_ : s->out_;
-    side = {true, a.recvbuf, a.count, a.type, 0, false};
+    side = {true, a.recvbuf, a.count, a.type, 0};
   } else {
     MPI_Aint lb = 0, extent = 0;
     if (int rc = PMPI_Type_get_extent(a.type, &lb, &extent); rc != MPI_SUCCESS)
@@ -122,9 +112,9 @@ int byteView(const Args &a, int rank, int size, Args &view, std::unique_ptr<Stag
     const size_t own = size_t(block) * size_t(rank);
     if (inPlace) // this rank's input is its block of the user's recvbuf
       s->in_ = {true, blockOf(a.recvbuf, MPI_Aint(rank) * a.count * extent), a.count, a.type,
-                own, false};
+                own};
     else if (view.sendtype != MPI_BYTE) // packed straight into its block
-      s->in_ = {true, const_cast<void *>(a.sendbuf), a.sendcount, a.sendtype, own, false};
+      s->in_ = {true, const_cast<void *>(a.sendbuf), a.sendcount, a.sendtype, own};
     if (inPlace || view.sendtype != MPI_BYTE) {
       view.sendbuf = MPI_IN_PLACE;
       view.sendtype = MPI_BYTE;
@@ -132,10 +122,12 @@ int byteView(const Args &a, int rank, int size, Args &view, std::unique_ptr<Stag
     }
     if (int64_t(a.count) * size > INT_MAX)
       return MPI_ERR_COUNT;
-    s->out_ = {true, a.recvbuf, a.count * size, a.type, 0, false};
+    s->out_ = {true, a.recvbuf, a.count * size, a.type, 0};
   }
-  s->hold(s->in_);
-  s->hold(s->out_);
+  if (s->in_.used)
+    s->inHold_.hold(s->in_.type);
+  if (s->out_.used)
+    s->outHold_.hold(s->out_.type);
   staging = std::move(s);
   return MPI_SUCCESS;
 }

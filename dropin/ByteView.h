@@ -17,6 +17,7 @@
 #define COLLC_DROPIN_BYTEVIEW_H
 
 #include "dropin/State.h"
+#include "runtime/api/Handles.h"
 
 #include <memory>
 
@@ -31,7 +32,6 @@ public:
   Staging() = default;
   Staging(const Staging &) = delete;
   Staging &operator=(const Staging &) = delete;
-  ~Staging();
 
   char *data() { return buf_.get(); }
   /// Before a run: this rank's input into the buffer (nothing if none).
@@ -48,12 +48,11 @@ private:
     int count = 0;
     MPI_Datatype type = MPI_DATATYPE_NULL;
     size_t at = 0; ///< offset in the packed bytes
-    bool held = false;
   };
-  void hold(Side &s);
   std::unique_ptr<char[]> buf_;
   size_t bytes_ = 0;
   Side in_, out_; ///< in_: packed before; out_: unpacked after (each when used)
+  rt::TypeHold inHold_, outHold_; ///< their datatypes
 };
 
 /// Whether a datatype's elements lie as the bytes of its signature: a

@@ -40,27 +40,6 @@
 namespace collc::dropin {
 
 /// One persistent request on a plan.
-/// A hold on a derived datatype (runtime/api/Handles.h) for as long as this
-/// lives; nothing for a predefined one.
-class HeldType {
-public:
-  HeldType() = default;
-  HeldType(const HeldType &) = delete;
-  HeldType &operator=(const HeldType &) = delete;
-  ~HeldType() {
-    if (held_)
-      rt::releaseType(type_);
-  }
-  void hold(MPI_Datatype type) {
-    type_ = type;
-    held_ = rt::holdType(type);
-  }
-
-private:
-  MPI_Datatype type_ = MPI_DATATYPE_NULL;
-  bool held_ = false;
-};
-
 struct PersistentCall {
   Args args;                          ///< the _init call (recvcounts dropped: bound already)
   collc_request req = nullptr;        ///< the runtime's persistent request
@@ -73,7 +52,7 @@ struct PersistentCall {
   std::shared_ptr<Staging> staging;
   /// An allgather whose send datatype is packed into recvbuf at each start
   /// (stagesInput): that datatype, which the user may free after the _init.
-  HeldType sendtype;
+  rt::TypeHold sendtype;
 };
 
 /// The native persistent collective (PMPIX_*_init, or PMPI_*_init) for `a`.

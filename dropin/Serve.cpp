@@ -149,12 +149,13 @@ int fallback(Global &g, const Args &a, const CommState *cs, Reason r,
   return native(a);
 }
 
-int fatal(Global &g, const Args &a, const CommState &cs, const char *what) {
+int fatal(Global &g, const Args &a, const CommState &cs, const char *what, int code) {
   std::fprintf(stderr, "collc: [rank %d] %s on comm %" PRIu64 " failed: %s: %s\n",
-               g.worldRank, kindName(a.kind), cs.id, what, collc_error_message());
+               g.worldRank, kindName(a.kind), cs.id, what,
+               code == MPI_ERR_OTHER ? collc_error_message() : "out of memory");
   std::fflush(stderr);
-  PMPI_Comm_call_errhandler(a.comm, MPI_ERR_OTHER);
-  return MPI_ERR_OTHER;
+  PMPI_Comm_call_errhandler(a.comm, code);
+  return code;
 }
 
 Global *activeGlobal();
@@ -205,18 +206,11 @@ int serve(const Args &a) {
   // and decides; what falls back hands the user's call `a` to native MPI.
   Args v;
   std::unique_ptr<Staging> staging;
-  if (int rc = byteView(a, cs.rank, cs.size, v, staging); rc == MPI_ERR_NO_MEM) {
+  if (int rc = byteView(a, cs.rank, cs.size, v, staging); rc == MPI_ERR_NO_MEM)
     // This rank alone: falling back would part it from the others.
-    std::fprintf(stderr,
-                 "collc: [rank %d] %s on comm %" PRIu64
-                 " failed: cannot allocate the buffer its datatype is packed into\n",
-                 g.worldRank, kindName(a.kind), cs.id);
-    std::fflush(stderr);
-    PMPI_Comm_call_errhandler(a.comm, MPI_ERR_NO_MEM);
-    return MPI_ERR_NO_MEM;
-  } else if (rc != MPI_SUCCESS) {
+    return fatal(g, a, cs, "the buffer its datatype is packed into", MPI_ERR_NO_MEM);
+  else if (rc != MPI_SUCCESS)
     return fallback(g, a, &cs, Reason::Refused, "its bytes do not fit an int");
-  }
   if (int rc = 0; isBlocking(a.kind) && asBytes && !staging && runCached(g, cs, v, rc))
     return rc;
 

@@ -24,9 +24,12 @@ rt::Call runtimeCall(const Args &a, int size, std::vector<MPI_Count> &counts);
 int fallback(Global &g, const Args &a, const CommState *cs, Reason r,
              const std::string &detail = "");
 
-/// After a failure in the middle of an execution (nothing can fall back any
-/// more): report, and raise the communicator's error handler as MPI would.
-int fatal(Global &g, const Args &a, const CommState &cs, const char *what);
+/// After a failure in the middle of an execution, or of this rank alone
+/// (nothing can fall back any more): report, and raise the communicator's
+/// error handler with `code` as MPI would. MPI_ERR_OTHER: `what` failed
+/// with the runtime's last error; MPI_ERR_NO_MEM: no memory for `what`.
+int fatal(Global &g, const Args &a, const CommState &cs, const char *what,
+          int code = MPI_ERR_OTHER);
 
 /// One COLLC_DEBUG line: the call, then `what` was decided.
 void logDecision(Global &g, const Args &a, const CommState *cs, const std::string &what);

@@ -28,6 +28,28 @@ bool holdType(MPI_Datatype type);
 /// Releases a hold that holdType took, like releaseOp.
 void releaseType(MPI_Datatype type);
 
+/// A hold on a derived datatype (holdType) for as long as this lives;
+/// nothing for a predefined one or before hold().
+class TypeHold {
+public:
+  TypeHold() = default;
+  TypeHold(const TypeHold &) = delete;
+  TypeHold &operator=(const TypeHold &) = delete;
+  ~TypeHold() {
+    if (held_)
+      releaseType(type_);
+  }
+  /// Holds `type` (once: a second call is a programming error).
+  void hold(MPI_Datatype type) {
+    type_ = type;
+    held_ = holdType(type);
+  }
+
+private:
+  MPI_Datatype type_ = MPI_DATATYPE_NULL;
+  bool held_ = false;
+};
+
 /// MPI_Op_free and MPI_Type_free as the runtime defines them: the handle is
 /// set to null; a held one is freed when its last hold goes, any other at
 /// once (by the next definition of the function after this library).
