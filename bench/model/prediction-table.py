@@ -3,10 +3,12 @@
 # prediction-table.sh from its work folder (the plans as YAML and
 # collc-bench's bench.json): collc simulate on TOPOLOGY against the measured
 # times, and how often the simulator's choice is the measured fastest.
+# A fourth argument names collc-bench's JSON when it is not WORK/bench.json.
 import json, subprocess, sys, os
 collc, topo, work = sys.argv[1:4]
+bench = sys.argv[4] if len(sys.argv) > 4 else os.path.join(work, "bench.json")
 rows = []
-for line in open(os.path.join(work, "bench.json")):
+for line in open(bench):
     line = line.strip()
     if not line.startswith("{"):
         continue
@@ -28,6 +30,7 @@ groups = {}
 for c, n, b, p, m in rows:
     groups.setdefault((c, b), []).append((n, p, m))
 exact = near = total = 0
+choices = []
 for key, g in sorted(groups.items()):
     if len(g) < 2:
         continue
@@ -36,6 +39,13 @@ for key, g in sorted(groups.items()):
     pick = min(g, key=lambda x: x[1])
     exact += pick[2] == best_measured
     near += pick[2] <= 1.10 * best_measured
+    best = min(g, key=lambda x: x[2])
+    choices.append((key, best, pick))
+print()
+print("| collective | bytes | measured fastest | its µs | simulator's pick | its measured µs | pick ÷ fastest |")
+print("|---|---:|---|---:|---|---:|---:|")
+for (c, b), best, pick in choices:
+    print(f"| {c} | {b} | {best[0]} | {best[2]:.1f} | {pick[0]} | {pick[2]:.1f} | {pick[2] / best[2]:.2f} |")
 print()
 print(f"rows: {len(rows)}; measured/predicted: median {ratios[len(ratios) // 2]:.2f}, "
       f"10th percentile {ratios[len(ratios) // 10]:.2f}, 90th percentile {ratios[9 * len(ratios) // 10]:.2f}")

@@ -24,3 +24,34 @@ if "$collc" calibrate --transport tcp > "$out.bad" 2>&1; then
   echo "--transport tcp accepted"; exit 1
 fi
 grep -q "transport" "$out.bad" || { echo "no message for --transport tcp"; cat "$out.bad"; exit 1; }
+
+# --topology: the file's levels and placement kept, the level two ranks cross
+# measured, the others kept (with a note); a file that does not hold 2 ranks
+# is refused.
+cat > "$out.shape.yaml" <<'YAML'
+format: collc-topology/1
+name: shape
+levels:
+  - {name: core, size: 2, latency: 7us, bandwidth: 1GB/s}
+  - {name: box, size: 3, latency: 9us, bandwidth: 1GB/s, share: 2}
+reduce: 1GB/s
+mapping: block
+YAML
+"$mpiexec" -np 2 --oversubscribe --mca mpi_yield_when_idle 1 \
+  "$collc" calibrate --topology "$out.shape.yaml" -o "$out.shaped.yaml" --max-bytes 4K \
+  > "$out.shaped.log" 2> "$out.shaped.err" || { cat "$out.shaped.err"; exit 1; }
+grep -q '^core  *alpha ' "$out.shaped.log" || { echo "--topology: level core not fitted"; cat "$out.shaped.log"; exit 1; }
+grep -q '^box  *no pair of the 2 ranks crosses it: kept from ' "$out.shaped.log" ||
+  { echo "--topology: no note for the level nobody crosses"; cat "$out.shaped.log"; exit 1; }
+grep -q '^name: "shape"$' "$out.shaped.yaml" || { echo "--topology: name not kept"; cat "$out.shaped.yaml"; exit 1; }
+grep -q 'name: "box", size: 3, latency: 9us, bandwidth: 1000MB/s, share: 2' "$out.shaped.yaml" ||
+  { echo "--topology: the level nobody crosses changed"; cat "$out.shaped.yaml"; exit 1; }
+grep -q 'name: "core", size: 2, latency: 7us' "$out.shaped.yaml" &&
+  { echo "--topology: level core kept its cost instead of the measured one"; cat "$out.shaped.yaml"; exit 1; }
+sed 's/size: 3/size: 1/; s/size: 2,/size: 1,/; s/, share: 2//' "$out.shape.yaml" > "$out.small.yaml"
+if "$mpiexec" -np 2 --oversubscribe --mca mpi_yield_when_idle 1 \
+  "$collc" calibrate --topology "$out.small.yaml" --max-bytes 4K > "$out.small.log" 2>&1; then
+  echo "--topology: a file of 1 slot accepted for 2 ranks"; exit 1
+fi
+grep -q 'calibrate: .*small.yaml: 2 ranks' "$out.small.log" || { echo "--topology: no reason given"; cat "$out.small.log"; exit 1; }
+echo "ok --topology"

@@ -68,7 +68,13 @@ cl::opt<Via> transportFlag(
                           "over the transport it picks (shared memory inside a node)"),
                clEnumValN(Via::Mpi, "mpi", "MPI_Send and MPI_Recv")),
     cl::init(Via::Collc), cl::sub(CalibrateCommand()), cl::cat(category()));
-cl::opt<std::string> nameFlag("name", cl::desc("The topology's name (default 'this-machine')"),
+cl::opt<std::string> shapeFlag(
+    "topology",
+    cl::desc("Keep this topology's levels, sizes, share and mapping, and measure the costs "
+             "of every level some pair of ranks crosses (the others keep the file's)"),
+    cl::value_desc("FILE"), cl::sub(CalibrateCommand()), cl::cat(category()));
+cl::opt<std::string> nameFlag("name", cl::desc("The topology's name (default 'this-machine', or "
+                                               "the --topology file's)"),
                               cl::value_desc("NAME"), cl::init("this-machine"),
                               cl::sub(CalibrateCommand()), cl::cat(category()));
 
@@ -281,6 +287,35 @@ void printFit(llvm::StringRef level, const model::LinearFit &f, llvm::raw_ostrea
                       f.r2, f.maxRelativeError * 100);
 }
 
+/// Rank 0's local work: the reduce kernels (sum) per datatype for γ, and memcpy
+/// for the copy bandwidth, written into `t` and reported on `rep`.
+void measureLocal(model::Topology &t, uint64_t maxBytes, llvm::raw_ostream &rep) {
+  const uint64_t kernelMax = std::max<uint64_t>(maxBytes, 256 * 1024);
+  std::vector<char> x(kernelMax, 1), y(kernelMax, 2), z(kernelMax);
+  auto kernelFit = [&](rt::ElemType et) {
+    rt::KernelFn fn = rt::findKernel(rt::ReduceOp::Sum, et);
+    const size_t size = rt::elemSize(et);
+    std::memset(x.data(), 0, x.size());
+    std::memset(y.data(), 0, y.size());
+    return timeKernel(kernelMax, rt::elemTypeName(et), [&](uint64_t bytes) {
+      fn(x.data(), y.data(), z.data(), bytes / size);
+    });
+  };
+  model::LinearFit d = kernelFit(rt::ElemType::Double);
+  t.gamma = d.beta;
+  printFit("double", d, rep);
+  for (rt::ElemType et : {rt::ElemType::Float, rt::ElemType::Int32, rt::ElemType::Int64}) {
+    model::LinearFit f = kernelFit(et);
+    t.gammaByType.push_back({std::string(rt::elemTypeName(et)), f.beta});
+    printFit(rt::elemTypeName(et), f, rep);
+  }
+  model::LinearFit c = timeKernel(kernelMax, "memcpy", [&](uint64_t bytes) {
+    std::memcpy(z.data(), x.data(), bytes);
+  });
+  t.copyBeta = c.beta;
+  printFit("copy", c, rep);
+}
+
 int fail(const char *what, int code) {
   char text[MPI_MAX_ERROR_STRING];
   int len = 0;
@@ -298,6 +333,101 @@ int stop(const std::string &why, MPI_Comm &node) {
   MPI_Comm_free(&node);
   MPI_Finalize();
   return Misuse;
+}
+
+/// Rank 0 prints the fits and writes the topology; every rank ends MPI.
+int finish(const model::Topology &t, const std::string &report, MPI_Comm &node) {
+  int me = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &me);
+  int code = Success;
+  if (me == 0) {
+    llvm::outs() << "collc calibrate: fits (one-way time = alpha + bytes * beta; kernels: "
+                    "time = alpha + bytes * gamma)\n"
+                 << report;
+    llvm::outs().flush();
+    if (std::optional<std::string> why = model::checkTopology(t)) {
+      llvm::errs() << "collc: calibrate: the measured topology is not valid: " << *why << '\n';
+      code = Misuse;
+    } else if (!writeOutput(output, model::printTopology(t))) {
+      code = Misuse;
+    } else if (output != "-") {
+      llvm::errs() << "collc calibrate: wrote " << output << '\n';
+    }
+  }
+  MPI_Bcast(&code, 1, MPI_INT, 0, MPI_COMM_WORLD);
+  MPI_Comm_free(&node);
+  MPI_Finalize();
+  return code;
+}
+
+/// --topology FILE: FILE's levels and placement, with the costs of every
+/// level that a pair of ranks crosses measured between the first such pair
+/// (rank 0 and the first rank across that level, where rank 0 has one), and
+/// γ and the copy bandwidth measured on rank 0.
+int calibrateShape(const std::vector<uint64_t> &sizes, uint64_t maxBytes, MPI_Comm &node) {
+  int me = 0, p = 1;
+  MPI_Comm_rank(MPI_COMM_WORLD, &me);
+  MPI_Comm_size(MPI_COMM_WORLD, &p);
+  llvm::Expected<model::Topology> file = model::readTopologyFile(shapeFlag);
+  if (!file)
+    return stop(llvm::toString(file.takeError()), node);
+  model::Topology t = std::move(*file);
+  llvm::Expected<model::Placement> placed = model::place(t, static_cast<uint32_t>(p));
+  if (!placed)
+    return stop(llvm::formatv("{0}: {1}", shapeFlag.getValue(),
+                              llvm::toString(placed.takeError()))
+                    .str(),
+                node);
+  // The file's nodes should be MPI's: ranks of one level-0 group share memory.
+  std::vector<int> nodeLeader(p);
+  int leader = me;
+  MPI_Bcast(&leader, 1, MPI_INT, 0, node);
+  MPI_Allgather(&leader, 1, MPI_INT, nodeLeader.data(), 1, MPI_INT, MPI_COMM_WORLD);
+  for (int a = 0; a < p && me == 0; ++a)
+    for (int b = a + 1; b < p; ++b)
+      if ((placed->levelOf(a, b) == 0) != (nodeLeader[a] == nodeLeader[b])) {
+        llvm::errs() << llvm::formatv(
+            "collc calibrate: warning: {0} puts ranks {1} and {2} {3} node, but MPI sees them "
+            "{4}: the level costs are measured as MPI places the ranks\n",
+            shapeFlag.getValue(), a, b, placed->levelOf(a, b) == 0 ? "in one" : "on different",
+            nodeLeader[a] == nodeLeader[b] ? "sharing memory" : "on different nodes");
+        a = p;
+        break;
+      }
+  if (t.name.empty() || nameFlag.getNumOccurrences())
+    t.name = nameFlag;
+  t.description = llvm::formatv("{0}'s levels with costs measured by collc calibrate "
+                                "--transport {1}: {2} ranks",
+                                t.name, transportFlag == Via::Mpi ? "mpi" : "collc", p)
+                      .str();
+  std::string report, why;
+  llvm::raw_string_ostream rep(report);
+  std::vector<model::Sample> samples;
+  for (uint32_t j = 0; j < t.levels.size(); ++j) {
+    int a = -1, b = -1;
+    for (int x = 0; x < p && a < 0; ++x)
+      for (int y = x + 1; y < p; ++y)
+        if (placed->levelOf(x, y) == j) {
+          a = x, b = y;
+          break;
+        }
+    const std::string &name = t.levels[j].name;
+    if (a < 0) {
+      rep << llvm::formatv("{0,-8} no pair of the {1} ranks crosses it: kept from {2}\n", name,
+                           p, shapeFlag.getValue());
+      continue;
+    }
+    samples.clear();
+    if (!pingPong(MPI_COMM_WORLD, a, b, sizes, me, name, samples, why))
+      return stop("timing messages across level " + name + ": " + why, node);
+    model::LinearFit f = model::fitLatencyBandwidth(samples);
+    t.levels[j].alpha = f.alpha;
+    t.levels[j].beta = f.beta;
+    printFit(name, f, rep);
+  }
+  if (me == 0)
+    measureLocal(t, maxBytes, rep);
+  return finish(t, rep.str(), node);
 }
 
 } // namespace
@@ -352,7 +482,12 @@ int runCalibrate() {
   if (me == 0)
     llvm::errs() << llvm::formatv("collc calibrate: {0} ranks on {1} node(s)\n", p, nodes);
 
-  const std::vector<uint64_t> sizes = sizesUpTo(maxBytes);
+  std::vector<uint64_t> sizes = sizesUpTo(maxBytes);
+  // A plan moves nothing for 0 bytes: its time is not a message's.
+  if (transportFlag == Via::Collc)
+    sizes.erase(sizes.begin());
+  if (!shapeFlag.empty())
+    return calibrateShape(sizes, maxBytes, node);
   model::Topology t;
   t.name = nameFlag;
   const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
@@ -411,32 +546,8 @@ int runCalibrate() {
   }
 
   // Local work, on rank 0: the reduce kernels (sum) per datatype, and memcpy.
-  if (me == 0) {
-    const uint64_t kernelMax = std::max<uint64_t>(maxBytes, 256 * 1024);
-    std::vector<char> x(kernelMax, 1), y(kernelMax, 2), z(kernelMax);
-    auto kernelFit = [&](rt::ElemType et) {
-      rt::KernelFn fn = rt::findKernel(rt::ReduceOp::Sum, et);
-      const size_t size = rt::elemSize(et);
-      std::memset(x.data(), 0, x.size());
-      std::memset(y.data(), 0, y.size());
-      return timeKernel(kernelMax, rt::elemTypeName(et), [&](uint64_t bytes) {
-        fn(x.data(), y.data(), z.data(), bytes / size);
-      });
-    };
-    model::LinearFit d = kernelFit(rt::ElemType::Double);
-    t.gamma = d.beta;
-    printFit("double", d, rep);
-    for (rt::ElemType et : {rt::ElemType::Float, rt::ElemType::Int32, rt::ElemType::Int64}) {
-      model::LinearFit f = kernelFit(et);
-      t.gammaByType.push_back({std::string(rt::elemTypeName(et)), f.beta});
-      printFit(rt::elemTypeName(et), f, rep);
-    }
-    model::LinearFit c = timeKernel(kernelMax, "memcpy", [&](uint64_t bytes) {
-      std::memcpy(z.data(), x.data(), bytes);
-    });
-    t.copyBeta = c.beta;
-    printFit("copy", c, rep);
-  }
+  if (me == 0)
+    measureLocal(t, maxBytes, rep);
 
   // Placement: block when each node holds consecutive ranks from its first.
   bool block = true;
@@ -451,25 +562,7 @@ int runCalibrate() {
       t.map.push_back(std::move(loc));
     }
   }
-  int code = Success;
-  if (me == 0) {
-    llvm::outs() << "collc calibrate: fits (one-way time = alpha + bytes * beta; kernels: "
-                    "time = alpha + bytes * gamma)\n"
-                 << rep.str();
-    llvm::outs().flush();
-    if (std::optional<std::string> why = model::checkTopology(t)) {
-      llvm::errs() << "collc: calibrate: the measured topology is not valid: " << *why << '\n';
-      code = Misuse;
-    } else if (!writeOutput(output, model::printTopology(t))) {
-      code = Misuse;
-    } else if (output != "-") {
-      llvm::errs() << "collc calibrate: wrote " << output << '\n';
-    }
-  }
-  MPI_Bcast(&code, 1, MPI_INT, 0, MPI_COMM_WORLD);
-  MPI_Comm_free(&node);
-  MPI_Finalize();
-  return code;
+  return finish(t, rep.str(), node);
 }
 
 } // namespace collc::tool
