@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# bench/family-table.sh: the README's table for the rest of the family —
+# bench/family-table.sh: docs/performance.md's table for the rest of the family —
 # plan time ÷ native Open MPI time, per collective, for the plan the drop-in's
 # default table picks (docs/dropin.md, "Default decision table: the rest of
 # the family"), at p = 2 and 4 and 8 B / 64 KiB / 1 MiB / 16 MiB.

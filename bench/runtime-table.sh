@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# bench/runtime-table.sh: the runtime tables of the README, reproducibly.
+# bench/runtime-table.sh: the runtime tables of docs/performance.md, reproducibly.
 #
 # Compiles the five allreduce plans for each rank count at -O0 and -O2 (the
 # default of `collc compile`), runs collc-bench RUNS times against native

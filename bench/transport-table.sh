@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# bench/transport-table.sh: the transport table of the README, reproducibly.
+# bench/transport-table.sh: the transport table of docs/performance.md, reproducibly.
 #
 # Compiles the allreduce plans of the library for each rank count, then runs
 # collc-bench RUNS times with each transport (COLLC_TRANSPORT=shm, then mpi),

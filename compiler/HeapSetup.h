@@ -6,8 +6,8 @@
 // With glibc's defaults every large block is a fresh mmap that is unmapped
 // when freed, so each pass faults its memory in again, 4 KiB at a time; on
 // a virtual machine whose page faults are slow this was half of `collc
-// verify`'s time for ring at p = 1024 (README, "Compile and verify at
-// scale"). prepareHeapForLargePlans() makes blocks up to 32 MiB come from
+// verify`'s time for ring at p = 1024 (docs/performance.md, "Compile and
+// verify at scale"). prepareHeapForLargePlans() makes blocks up to 32 MiB come from
 // the heap, keeps freed memory there for reuse, and reserves the heap's
 // growth in advance with transparent huge pages advised for it past its
 // first 64 MiB, so a large plan's memory is faulted in 2 MiB at a time and

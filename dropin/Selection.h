@@ -1,6 +1,6 @@
 // dropin/Selection.h: which plan serves a call — the default
 // decision table and the precedence of the overrides (docs/dropin.md,
-// README "Drop-in use").
+// "Which plan serves a call" and "Default decision table").
 //
 // Precedence: COLLC_ALGORITHM, then the first matching COLLC_RULES rule, then
 // the first plan file or bundle entry from COLLC_PLAN_PATH that fits the call,

@@ -146,7 +146,7 @@ int main(int argc, char **argv) {
       continue;
     for (uint32_t p : ps) {
       for (uint32_t rank : {0u, p / 2 + 1, p - 1}) {
-        // Ring at p = 65536: one run (each takes seconds; see the README).
+        // Ring at p = 65536: one run (each takes seconds; see docs/performance.md).
         const int n = std::string(k.name) == "ring" && p > 4096 ? 1 : runs;
         std::vector<double> build, load, prepare, total, whole;
         Cost last;

@@ -1,6 +1,6 @@
 #!/bin/bash
 # bench/model/prediction-table.sh BIN TOPOLOGY [ITERS]: the simulator against
-# collc-bench at p = 2 (README, "Prediction against measurement").
+# collc-bench at p = 2 (docs/performance.md, "Machine model").
 #
 # Every library algorithm that accepts p = 2 is compiled (-O2, root 0) and
 # disassembled back to YAML, so the simulator sees exactly the plan the

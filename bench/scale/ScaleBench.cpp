@@ -1,4 +1,4 @@
-// bench/scale/ScaleBench.cpp: compile and verify at scale, against the targets the README states.
+// bench/scale/ScaleBench.cpp: compile and verify at scale, against the targets docs/performance.md states.
 //
 // Usage: collc-scale-bench [--quick] [--phases]
 // Each case runs in a child process (so its peak resident set is its own)

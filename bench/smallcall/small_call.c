@@ -12,7 +12,7 @@
  * ranks and one cache-line transfer. Each call
  * is bracketed by MPI_Barrier; prints the median over ITERS (default 20000)
  * of the slower rank's time. Run rank 0 under callgrind to count
- * instructions per call (README, "Runtime performance"). */
+ * instructions per call (docs/performance.md, "Runtime"). */
 #include <collc/collc.h>
 #include <mpi.h>
 

@@ -1,6 +1,6 @@
 // bench/tune/BaselineBench.cpp: collc-tune-baselines — the tuned choice
 // against the defaults of Open MPI 4.1 and MPICH on a topology, predicted by
-// the simulator (README, "Tuned against the defaults of Open MPI and MPICH").
+// the simulator (docs/performance.md, "Tuned against the defaults of Open MPI and MPICH").
 //
 //   collc-tune-baselines TOPOLOGY P [BUDGET_SECONDS [SIZES]]
 //

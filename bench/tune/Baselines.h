@@ -1,7 +1,7 @@
 // bench/tune/Baselines.h: what users run instead of a tuned choice — the
 // allreduce algorithm Open MPI 4.1 and MPICH pick by default, by ranks and
-// bytes, re-expressed as collc library algorithms (README, "Tuned against
-// the defaults of Open MPI and MPICH").
+// bytes, re-expressed as collc library algorithms (docs/performance.md,
+// "Tuned against the defaults of Open MPI and MPICH").
 #ifndef COLLC_BENCH_TUNE_BASELINES_H
 #define COLLC_BENCH_TUNE_BASELINES_H
 

@@ -2,7 +2,7 @@
 # bench/tune/dropin-table.sh BIN [RUNS [ITERS]]: on this machine at p = 2,
 # MPI_Allreduce (doubles, sum) natively, through the drop-in with its default
 # table, and through the drop-in with the bundle and rules `collc tune` wrote
-# for topologies/this-machine.yaml (README, "Tuned against the defaults").
+# for topologies/this-machine.yaml (docs/performance.md, "Tuned against the defaults").
 #
 # collc-bench's native column times MPI_Allreduce, so under LD_PRELOAD it
 # times the drop-in; the three configurations alternate RUNS times (default

@@ -237,7 +237,7 @@ std::string reportOf(const TuneResult &r, const OutputNames &names) {
       os << "| " << n.name << " | " << n.why << " |\n";
   }
   os << "\n## Using it\n\n```sh\nmpirun -n " << o.ranks
-     << " -x LD_PRELOAD=libcollc_mpi.so -x COLLC_PLAN_PATH=" << names.bundle;
+     << " -x LD_PRELOAD=$PREFIX/lib/libcollc_mpi.so -x COLLC_PLAN_PATH=" << names.bundle;
   if (!names.rules.empty())
     os << " -x COLLC_RULES=" << names.rules;
   os << " ./app\n```\n";
