@@ -5,13 +5,14 @@
 // has two passes. The first orders the ops: each op's depth is the longest
 // chain of dependencies and messages that leads to it (Kahn's algorithm over
 // the plan's graph, messages included; an op it never reaches is in a
-// cycle: the plan cannot finish). The second walks the ops by (depth, rank,
-// index) — a topological order — and gives each its start and end: its
+// cycle: the plan cannot finish). The second walks the ops by (depth, turn,
+// rank, index) — a topological order; an op's turn is its place among its
+// rank's ops of the same depth — and gives each its start and end: its
 // dependencies and its message are done by then, and every port, link and
-// core it needs goes to the ops that use it in this order. Because the order
-// does not depend on the costs, every time is a max-plus expression of the
-// costs: lowering any α, β or γ can never delay anything. Memory is linear
-// in ops: a few words per op and one successor list.
+// core it needs goes to the ops that use it in this order, each taking the
+// earliest gap where it fits (ports and links are Timelines, which backfill).
+// The order does not depend on the costs. Memory is linear in ops: a few
+// words per op, one successor list and the busy intervals.
 #include "compiler/model/Simulator.h"
 
 #include "llvm/ADT/DenseMap.h"
@@ -19,6 +20,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 namespace collc::model {
 
@@ -92,10 +94,56 @@ namespace {
 
 constexpr uint32_t none = UINT32_MAX;
 
+/// When a port or link is busy: intervals [start, end) in start order, each
+/// with the op that holds it. An op placed later in the walk may take a gap
+/// before the intervals placed so far (backfill): a message that cannot
+/// start yet does not hold up the rank's later messages that can, as a
+/// rank's posted messages progress side by side in the runtime.
+class Timeline {
+public:
+  /// The earliest t >= from with [t, t + length) free; `holder` gets the op
+  /// whose interval pushed t past `from` (unchanged when none did).
+  double fit(double from, double length, uint32_t &holder) const {
+    auto it = std::upper_bound(busy_.begin(), busy_.end(), from,
+                               [](double t, const Interval &i) { return t < i.end; });
+    double t = from;
+    for (; it != busy_.end(); ++it) {
+      if (it->start >= t + length)
+        break;
+      if (it->end > t) {
+        t = it->end;
+        holder = it->holder;
+      }
+    }
+    return t;
+  }
+  /// Marks [start, end) busy; precondition: free (fit said so).
+  void take(double start, double end, uint32_t holder) {
+    if (end <= start)
+      return;
+    Interval iv{start, end, holder};
+    if (busy_.empty() || busy_.back().start <= start) {
+      busy_.push_back(iv);
+      return;
+    }
+    busy_.insert(std::upper_bound(busy_.begin(), busy_.end(), start,
+                                  [](double t, const Interval &i) { return t < i.start; }),
+                 iv);
+  }
+  void clear() { busy_.clear(); }
+
+private:
+  struct Interval {
+    double start, end;
+    uint32_t holder;
+  };
+  std::vector<Interval> busy_; ///< ends ascend too: the intervals do not overlap
+};
+
 struct LinkState {
-  double free = 0, busy = 0;
+  Timeline timeline;
+  double busy = 0;
   uint64_t bytes = 0, messages = 0;
-  uint32_t holder = none;
 };
 
 class Simulation {
@@ -138,7 +186,7 @@ private:
   std::vector<uint32_t> rankOf_;  ///< per op
   std::vector<uint32_t> match_;   ///< per message op: the other end
   std::vector<uint32_t> succBegin_, succ_; ///< dependency successors (same rank)
-  std::vector<uint32_t> order_;   ///< ops by (depth, rank, index)
+  std::vector<uint32_t> order_;   ///< ops by (depth, turn, rank, index)
   std::vector<double> done_;      ///< per op: its end
   std::vector<double> start_;
   std::vector<uint32_t> pred_;
@@ -148,8 +196,9 @@ private:
   std::vector<double> leaves_; ///< per send, when opTimes: its data enters the link
 
   // Resources: per rank ports and core (free time and the op that holds them).
-  std::vector<double> sendFree_, recvFree_, coreFree_;
-  std::vector<uint32_t> sendHolder_, recvHolder_, coreHolder_;
+  std::vector<Timeline> sendPort_, recvPort_;
+  std::vector<double> coreFree_;
+  std::vector<uint32_t> coreHolder_;
   std::vector<llvm::DenseMap<uint64_t, LinkState>> up_, down_; ///< per level
 
   SimResult result_;
@@ -299,15 +348,43 @@ llvm::Error Simulation::order() {
                 .str());
       }
   }
-  // Counting sort by depth; ids ascend within a depth, which is (rank, index).
-  std::vector<uint32_t> start(maxDepth + 2, 0);
+  // Within a depth, an op's turn is its place among its rank's ops of that
+  // depth: every rank's first op of the depth, then every rank's second, ...
+  // (then rank, then index). Ranks that post several messages at one depth
+  // (a plan whose steps relax-deps removed) then take ports round by round,
+  // as their listing orders them, instead of rank 0's all first: a receiver's
+  // port would otherwise wait for the sender listed first while the others'
+  // messages were ready (pairwise exchange: 3x slower than posted in steps).
+  std::vector<uint32_t> turn(total, 0), seen(maxDepth + 1, 0), touched;
+  uint32_t maxTurn = 0;
+  for (uint32_t r = 0; r + 1 < base_.size(); ++r) {
+    for (uint32_t id = base_[r]; id < base_[r + 1]; ++id) {
+      if (seen[depth[id]] == 0)
+        touched.push_back(depth[id]);
+      turn[id] = seen[depth[id]]++;
+      maxTurn = std::max(maxTurn, turn[id]);
+    }
+    for (uint32_t d : touched)
+      seen[d] = 0;
+    touched.clear();
+  }
+  // Two stable counting sorts: by turn (ids ascend: rank, index), then by depth.
+  auto countingSort = [total](const std::vector<uint32_t> &in, const std::vector<uint32_t> &key,
+                              uint32_t maxKey, std::vector<uint32_t> &out) {
+    std::vector<uint32_t> start(maxKey + 2, 0);
+    for (uint32_t id : in)
+      ++start[key[id] + 1];
+    for (uint32_t k = 0; k <= maxKey; ++k)
+      start[k + 1] += start[k];
+    out.resize(total);
+    for (uint32_t id : in)
+      out[start[key[id]]++] = id;
+  };
+  std::vector<uint32_t> ids(total), byTurn;
   for (uint32_t id = 0; id < total; ++id)
-    ++start[depth[id] + 1];
-  for (uint32_t d = 0; d <= maxDepth; ++d)
-    start[d + 1] += start[d];
-  order_.resize(total);
-  for (uint32_t id = 0; id < total; ++id)
-    order_[start[depth[id]]++] = id;
+    ids[id] = id;
+  countingSort(ids, turn, maxTurn, byTurn);
+  countingSort(byTurn, depth, maxDepth, order_);
   return llvm::Error::success();
 }
 
@@ -355,44 +432,49 @@ void Simulation::simulateSend(uint32_t id, double ready, uint32_t why) {
   bytes_[id] = bytes_[recv] = bytes;
   msgLevel_[id] = msgLevel_[recv] = static_cast<uint8_t>(level);
 
-  Cause cause = why == none ? Cause::Start : Cause::Dependency;
-  double t0 = ready;
-  if (sendFree_[a] > t0) {
-    t0 = sendFree_[a];
-    why = sendHolder_[a];
-    cause = Cause::SendPort;
-  }
-  if (recvFree_[b] > t0) {
-    t0 = recvFree_[b];
-    why = recvHolder_[b];
-    cause = Cause::RecvPort;
-  }
+  // The earliest start at which both ports are free until the message
+  // arrives and, on a shared level, both links while its data crosses them.
   LinkState &up = up_[level][pl_.linkOf(a, level)];
   LinkState &down = down_[level][pl_.linkOf(b, level)];
-  double tb = t0;
-  if (lv.share > 1) { // a private link is never busier than its rank's ports
-    if (up.free > tb) {
-      tb = up.free;
-      why = up.holder;
-      cause = Cause::Link;
-    }
-    if (down.free > tb) {
-      tb = down.free;
-      why = down.holder;
-      cause = Cause::Link;
+  const bool shared = lv.share > 1; // a private link is never busier than its rank's ports
+  const double transfer = double(bytes) * lv.beta;
+  const double hold = transfer + lv.alpha;
+  Cause cause = why == none ? Cause::Start : Cause::Dependency;
+  double t = ready;
+  // The op starts once its ports can take it; its data leaves (t) once the
+  // links can too.
+  double t0 = -1;
+  for (bool moved = true; moved;) {
+    moved = false;
+    auto need = [&](const Timeline &tl, double length, Cause c) {
+      uint32_t holder = why;
+      const double at = tl.fit(t, length, holder);
+      if (at > t) {
+        t = at, why = holder, cause = c, moved = true;
+      }
+    };
+    need(sendPort_[a], hold, Cause::SendPort);
+    need(recvPort_[b], hold, Cause::RecvPort);
+    if (moved)
+      continue;
+    if (t0 < 0)
+      t0 = t;
+    if (shared) {
+      need(up.timeline, transfer, Cause::Link);
+      need(down.timeline, transfer, Cause::Link);
     }
   }
-  const double transfer = double(bytes) * lv.beta;
-  const double end = tb + transfer + lv.alpha;
+  const double end = t + hold;
+  sendPort_[a].take(t, end, id);
+  recvPort_[b].take(t, end, id);
   for (LinkState *l : {&up, &down}) {
-    l->free = tb + transfer;
-    l->holder = id;
+    if (shared)
+      l->timeline.take(t, t + transfer, id);
     l->busy += transfer;
     l->bytes += bytes;
     ++l->messages;
   }
-  sendFree_[a] = recvFree_[b] = end;
-  sendHolder_[a] = recvHolder_[b] = id;
+  const double tb = t;
   result_.levels[level].bytes += bytes;
   ++result_.levels[level].messages;
   done_[id] = end;
@@ -435,11 +517,9 @@ SimResult Simulation::run(const SimOptions &opts) {
     pred_.assign(total, none);
     cause_.assign(total, Cause::Start);
   }
-  sendFree_.assign(p, 0);
-  recvFree_.assign(p, 0);
+  sendPort_.assign(p, Timeline());
+  recvPort_.assign(p, Timeline());
   coreFree_.assign(p, 0);
-  sendHolder_.assign(p, none);
-  recvHolder_.assign(p, none);
   coreHolder_.assign(p, none);
   up_.clear();
   up_.resize(topo_.levels.size());
@@ -569,6 +649,31 @@ llvm::Expected<SimResult> simulate(const ir::Plan &plan, const Topology &topo,
   if (llvm::Error e = sim.prepare())
     return e;
   return sim.run(opts);
+}
+
+std::vector<double> predictTimes(const ir::Plan &plan, const Topology &topo,
+                                 llvm::ArrayRef<uint64_t> sizes, uint32_t elemBytes,
+                                 double gamma) {
+  std::vector<double> out(sizes.size(), std::numeric_limits<double>::infinity());
+  llvm::Expected<Placement> placed = place(topo, plan.shape.ranks);
+  if (!placed) {
+    llvm::consumeError(placed.takeError());
+    return out;
+  }
+  llvm::Expected<PreparedSimulation> prep = PreparedSimulation::prepare(plan, topo, *placed);
+  if (!prep) {
+    llvm::consumeError(prep.takeError());
+    return out;
+  }
+  for (size_t i = 0; i < sizes.size(); ++i) {
+    SimOptions o;
+    o.bytes = sizes[i];
+    o.elemBytes = elemBytes;
+    o.gamma = gamma;
+    o.criticalPath = false;
+    out[i] = prep->run(o).time;
+  }
+  return out;
 }
 
 struct PreparedSimulation::Impl {

@@ -17,11 +17,19 @@
 //    recv_reduce then combines b bytes on the rank's core for γ·b; a reduce
 //    costs γ·b and a copy copyβ·b on the core. A rank's core runs one local
 //    op at a time (first come, first served) and overlaps its messages.
-//  - Ports, links and cores go to the ops that need them in a fixed order:
-//    by depth (the longest chain of dependencies and messages before the op),
-//    then rank, then index. The order does not depend on the costs, so every
-//    time is a max-plus function of them: a faster link or kernel never makes
-//    any op finish later (no scheduling anomalies).
+//  - Ports, links and cores go to the ops that need them in a fixed order,
+//    not first come, first served: by depth (the longest chain of
+//    dependencies and messages before the op), then turn (the op's place
+//    among its rank's ops of that depth: a rank's messages of one step take
+//    turns), then rank, then index. An op later in the order may use a gap
+//    left before the intervals given out so far (backfill): a message that
+//    cannot start yet does not hold up a later one that can, as a rank's
+//    posted messages progress side by side in the runtime. The order does
+//    not depend on the costs; with backfill the times are not strictly a
+//    max-plus function of them any more (a cost change can move a message
+//    into or out of a gap), so monotonicity — a faster link never slower,
+//    an added dependency never faster — is checked over the library
+//    (tests/model/SimulatorTest.cpp) rather than implied.
 //  - The plan's time is the latest finish over all ranks.
 // Byte counts follow the chunk rule (docs/plan-format.md): chunk c of an
 // n-element vector in C chunks has floor((c+1)n/C) - floor(cn/C) elements;
@@ -143,6 +151,14 @@ private:
   explicit PreparedSimulation(std::unique_ptr<Impl> impl);
   std::unique_ptr<Impl> impl_;
 };
+
+/// The plan's predicted time at each of `sizes` (bytes; elemBytes and gamma
+/// as SimOptions), its ranks placed on `topo` by its mapping; +inf at every
+/// size when it cannot be placed or simulated. The cost a pass manager
+/// weighs passes by (compiler::PassManagerOptions::cost).
+std::vector<double> predictTimes(const ir::Plan &plan, const Topology &topo,
+                                 llvm::ArrayRef<uint64_t> sizes, uint32_t elemBytes,
+                                 double gamma);
 
 /// The bytes of `count` slots of `buf` from `slot` on `rank` (Buffer::Tmp:
 /// count × the largest chunk).

@@ -35,6 +35,11 @@ public:
   /// stays as it was, and proves the result from the input's proof
   /// (verifyReordered). run() must do the same as writing them.
   virtual bool replacesDependenciesOnly() const { return false; }
+  /// A pass that trades one size's time for another's by design (pipeline:
+  /// segments cost latency, win bandwidth) and runs only when asked for is
+  /// never undone by a cost (PassManagerOptions::cost): whoever asked for
+  /// it — the tuner's segment candidates, --pipeline-segments — weighs it.
+  virtual bool isSizeTradeoff() const { return false; }
   /// Rank r's new dependencies: per op, its predecessors (ascending).
   /// Precondition: replacesDependenciesOnly(), and r's program is not empty.
   virtual std::vector<llvm::SmallVector<uint32_t, 4>> dependenciesOf(const ir::Plan &plan,

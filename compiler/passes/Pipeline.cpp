@@ -118,6 +118,9 @@ llvm::Expected<ir::Plan> optimize(ir::Plan plan, const PipelineOptions &opts) {
   pmo.inputProof = opts.inputProof;
   pmo.resultProof = opts.resultProof;
   pmo.keepLastProven = false; // an error drops the plan
+  pmo.cost = opts.cost;
+  pmo.costPoint = opts.costPoint;
+  pmo.undone = opts.undone;
   PassManager pm(pmo);
   for (const std::string &n : *names)
     pm.add(createPass(n, opts));

@@ -37,6 +37,7 @@
 #include "llvm/Support/Error.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -63,6 +64,11 @@ struct PipelineOptions {
   std::optional<VerifyResult> *resultProof = nullptr;
   /// The per-rank form of every pass (see above).
   bool perRank = false;
+  /// A pass predicted slower by `cost` at any of its points is undone, and
+  /// said so in `undone` (PassManagerOptions).
+  std::function<std::vector<double>(const ir::Plan &)> cost;
+  std::function<std::string(size_t)> costPoint;
+  std::vector<std::string> *undone = nullptr;
 };
 
 /// A pass that `passes` may name.

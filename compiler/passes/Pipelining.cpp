@@ -30,6 +30,7 @@ class Pipelining final : public Pass {
 public:
   explicit Pipelining(uint32_t k) : k_(k) {}
   llvm::StringRef name() const override { return "pipeline"; }
+  bool isSizeTradeoff() const override { return true; }
   bool run(ir::Plan &plan) override;
 
 private:

@@ -231,6 +231,14 @@ std::string reportOf(const TuneResult &r, const OutputNames &names) {
     else
       os << " | | | | |\n";
   }
+  if (llvm::any_of(r.candidates, [](const CandidateResult &c) { return !c.undone.empty(); })) {
+    os << "\n## Passes undone\n\nAn -O2 pass whose proven result the simulator predicted "
+          "slower at one of the sizes was undone; the plan kept its input.\n\n| plan | pass "
+          "undone |\n|---|---|\n";
+    for (const CandidateResult &c : r.candidates)
+      for (const std::string &u : c.undone)
+        os << "| " << c.name << " | " << u << " |\n";
+  }
   if (!r.notFitting.empty()) {
     os << "\n## Ruled out by the shape\n\n| candidate | why |\n|---|---|\n";
     for (const NotFitting &n : r.notFitting)
@@ -379,6 +387,10 @@ std::string jsonOf(const TuneResult &r) {
       for (const SizeTime &t : c.times)
         times.push_back(t.time);
       j.key("times"), j.row(times);
+      j.key("undone"), j.open('[');
+      for (const std::string &u : c.undone)
+        j.string(u);
+      j.close(']');
     }
     j.close('}');
   }

@@ -189,6 +189,7 @@ struct Compiled {
   uint64_t ops = 0, messages = 0;
   bool commutative = true, usesTopology = false;
   std::vector<SizeTime> times;
+  std::vector<std::string> undone; ///< passes undone as predicted slower
 };
 
 std::string encode(const Compiled &c) {
@@ -214,6 +215,9 @@ std::string encode(const Compiled &c) {
     w.f64(b.copy);
     w.f64(b.contention);
   }
+  w.u64(c.undone.size());
+  for (const std::string &u : c.undone)
+    w.bytes(u);
   return w.take();
 }
 
@@ -246,7 +250,10 @@ std::optional<Compiled> decode(llvm::StringRef bytes) {
     b.contention = r.f64();
     c.times.push_back(std::move(t));
   }
-  if (!r.ok() || c.times.size() != n)
+  const uint64_t undone = r.u64();
+  for (uint64_t i = 0; i < undone && r.good(); ++i)
+    c.undone.push_back(r.bytes());
+  if (!r.ok() || c.times.size() != n || c.undone.size() != undone)
     return std::nullopt;
   return c;
 }
@@ -332,6 +339,12 @@ Compiled compileCandidate(const Candidate &cand, const Context &cx) {
   std::optional<compiler::VerifyResult> last;
   o2.inputProof = &proof;
   o2.resultProof = &last;
+  // A pass predicted slower on this machine at any size tuned for is undone.
+  o2.cost = [&cx](const ir::Plan &p) {
+    return model::predictTimes(p, cx.topo, cx.opts.sizes, cx.opts.elemBytes, cx.gamma);
+  };
+  o2.costPoint = [&cx](size_t i) { return "at " + formatBytes(cx.opts.sizes[i]); };
+  o2.undone = &out.undone;
   llvm::Expected<ir::Plan> optimized = compiler::optimize(std::move(*plan), o2);
   if (!optimized) {
     out.refusal = "-O2: " + firstLine(llvm::toString(optimized.takeError()));
@@ -545,6 +558,7 @@ void Search::compileAll(const Context &cx) {
     cr.messages = c->messages;
     cr.commutative = c->commutative;
     cr.times = std::move(c->times);
+    cr.undone = std::move(c->undone);
     cr.status = Status::Compiled;
     for (size_t k = 0; k < cands.size(); ++k)
       if (k != order[n] && cands[k].status == Status::Compiled && cands[k].plan == cr.plan) {

@@ -98,6 +98,9 @@ struct CandidateResult {
   uint64_t ops = 0, messages = 0;
   bool commutative = true; ///< the compiled plan needs a commutative operation
   std::vector<SizeTime> times; ///< Compiled: one per TuneOptions::sizes
+  /// Compiled: the -O2 passes undone because the simulator predicted their
+  /// result slower at one of TuneOptions::sizes, one line each.
+  std::vector<std::string> undone;
 };
 
 /// A range of message sizes and the candidate that serves it.

@@ -39,7 +39,7 @@ cl::opt<std::string> collective("collective",
                                 cl::sub(DrawCommand()), cl::cat(category()));
 cl::opt<std::string> topologyFlag(
     "topology",
-    cl::desc("Machine an algorithm is instantiated for (node(r), ppn...; default flat)"),
+    cl::desc("Machine an algorithm is instantiated for (node(r), ppn...; default flat); opt and compile weigh every pass on it"),
     cl::value_desc("FILE"), cl::sub(GenCommand()), cl::sub(VerifyCommand()),
     cl::sub(CompileCommand()), cl::sub(OptCommand()), cl::sub(SimulateCommand()),
     cl::sub(DrawCommand()), cl::cat(category()));
@@ -201,8 +201,10 @@ llvm::Expected<lang::InstantiateOptions> instantiateOptionsFromFlags(uint32_t p,
 }
 
 llvm::Error refuseAlgorithmFlags(llvm::StringRef input, bool allowTopology) {
-  // simulate's --topology is also the machine any plan runs on.
-  const bool machine = allowTopology || bool(SimulateCommand());
+  // simulate's --topology is also the machine any plan runs on, and opt's
+  // and compile's the machine the passes are weighed on.
+  const bool machine =
+      allowTopology || bool(SimulateCommand()) || bool(OptCommand()) || bool(CompileCommand());
   if (ranks.empty() && sets.empty() &&
       (machine || (topologyFlag.empty() && mappingFlag.empty())))
     return llvm::Error::success();

@@ -41,6 +41,9 @@ int runCompile() {
   llvm::Expected<compiler::PipelineOptions> opts = pipelineOptionsFromFlags();
   if (!opts)
     return reportMisuse(opts.takeError());
+  std::vector<std::string> undone;
+  if (llvm::Error e = weighPassesOnMachine(*opts, undone))
+    return reportMisuse(std::move(e));
   const lang::Module *module = nullptr;
   lang::InstantiateOptions used;
   llvm::Expected<ir::Plan> plan = loadPlan(input, &module, &used);
@@ -119,6 +122,7 @@ int runCompile() {
     os << llvm::formatv("bytes-per-op: {0:F2}\n",
                         planStats.ops ? double(bytes.size()) / double(planStats.ops) : 0.0);
   }
+  reportUndone(*opts, undone, stats, llvm::outs());
   return Success;
 }
 

@@ -34,6 +34,9 @@ int runOpt() {
   llvm::Expected<compiler::PipelineOptions> opts = pipelineOptionsFromFlags();
   if (!opts)
     return reportMisuse(opts.takeError());
+  std::vector<std::string> undone;
+  if (llvm::Error e = weighPassesOnMachine(*opts, undone))
+    return reportMisuse(std::move(e));
   llvm::Expected<ir::Plan> plan = loadPlan(input, nullptr, nullptr);
   if (!plan)
     return reportReadError(plan.takeError());
@@ -46,6 +49,7 @@ int runOpt() {
     return Misuse;
   if (stats)
     compiler::printStats(compiler::verify(*result).stats, llvm::outs());
+  reportUndone(*opts, undone, stats, llvm::outs());
   return Success;
 }
 

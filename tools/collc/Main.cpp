@@ -79,9 +79,9 @@ const Usage usages[] = {
                "[--set K=V] [--topology T [--mapping M]] [--collective C] [--cache DIR]] [--noncommutative] "
                "[--require-identical] [--max-errors N] [--stats]"},
     {"opt", "collc opt FILE|FILE.calgo|- [--ranks P ...] [-O0|-O1|-O2] [--passes=a,b] "
-            "[-o FILE] [--print-after-all] [--stats]"},
+            "[--topology T [--cost-sizes a,b]] [-o FILE] [--print-after-all] [--stats]"},
     {"compile", "collc compile FILE|FILE.calgo|- [--ranks P ...] -o FILE.cplan [-O0|-O1|-O2] "
-                "[--stats] [--no-verify]"},
+                "[--topology T [--cost-sizes a,b]] [--stats] [--no-verify]"},
     {"disasm", "collc disasm FILE.cplan [-o FILE.yaml]"},
     {"simulate", "collc simulate FILE|FILE.calgo|ALG --topology T [--ranks P ...] --bytes N "
                  "[--dtype D] [--json] [--max-path N]"},

@@ -1,7 +1,11 @@
 // tools/collc/PipelineFlags.cpp: -O, --passes and friends for opt and compile.
 #include "tools/collc/PipelineFlags.h"
 
+#include "tools/collc/AlgorithmFlags.h"
 #include "tools/collc/Commands.h"
+
+#include "compiler/model/Simulator.h"
+#include "runtime/bytecode/Bundle.h"
 
 #include "llvm/Support/raw_ostream.h"
 
@@ -32,7 +36,65 @@ cl::opt<bool> noVerifyEach("no-verify-each",
                            cl::desc("Do not prove the input and the result of every pass"),
                            cl::sub(OptCommand()), cl::sub(CompileCommand()),
                            cl::cat(category()));
+cl::opt<std::string> costSizes(
+    "cost-sizes",
+    cl::desc("With --topology: the sizes at which a pass's result is simulated against its "
+             "input; a pass predicted slower at any is undone (default 8,64K,1M,16M)"),
+    cl::value_desc("a,b,c"), cl::init("8,64K,1M,16M"), cl::sub(OptCommand()),
+    cl::sub(CompileCommand()), cl::cat(category()));
+
+/// "1 MiB", "64 KiB", "8 B".
+std::string sizeText(uint64_t b) {
+  if (b >= (1u << 20) && b % (1u << 20) == 0)
+    return std::to_string(b >> 20) + " MiB";
+  if (b >= 1024 && b % 1024 == 0)
+    return std::to_string(b >> 10) + " KiB";
+  return std::to_string(b) + " B";
+}
 } // namespace
+
+llvm::Error weighPassesOnMachine(compiler::PipelineOptions &opts,
+                                 std::vector<std::string> &undone) {
+  llvm::Expected<const model::Topology *> topo = topologyFromFlags();
+  if (!topo)
+    return topo.takeError();
+  if (!*topo) {
+    if (costSizes.getNumOccurrences())
+      return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                     "--cost-sizes needs --topology");
+    return llvm::Error::success();
+  }
+  std::vector<uint64_t> sizes;
+  llvm::SmallVector<llvm::StringRef, 8> items;
+  llvm::StringRef(costSizes).split(items, ',');
+  for (llvm::StringRef item : items) {
+    uint64_t b = 0;
+    if (!rt::parseByteCount(item.trim(), b))
+      return llvm::createStringError(
+          llvm::inconvertibleErrorCode(),
+          "--cost-sizes: '" + item.str() + "' is not a size (such as 8, 64K, 1M)");
+    sizes.push_back(b);
+  }
+  const model::Topology &t = **topo;
+  const double gamma = t.gammaOf("double");
+  opts.cost = [&t, sizes, gamma](const ir::Plan &plan) {
+    return model::predictTimes(plan, t, sizes, 8, gamma);
+  };
+  opts.costPoint = [sizes](size_t i) { return "at " + sizeText(sizes[i]); };
+  opts.undone = &undone;
+  return llvm::Error::success();
+}
+
+void reportUndone(const compiler::PipelineOptions &opts, const std::vector<std::string> &undone,
+                  bool stats, llvm::raw_ostream &os) {
+  for (const std::string &u : undone)
+    llvm::errs() << "collc: note: pass undone, predicted slower on the machine: " << u << '\n';
+  if (!stats || !opts.cost)
+    return;
+  os << "passes-undone: " << undone.size() << '\n';
+  for (const std::string &u : undone)
+    os << "undone: " << u << '\n';
+}
 
 llvm::Expected<compiler::PipelineOptions> pipelineOptionsFromFlags() {
   compiler::PipelineOptions opts;
