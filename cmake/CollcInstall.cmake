@@ -7,6 +7,7 @@
 #   P/lib/cmake/collc      find_package(collc) -> the imported target collc::runtime
 #   P/lib/pkgconfig        collc.pc (pkg-config --cflags --libs collc)
 #   P/share/collc          the algorithm library (schedules/CMakeLists.txt installs it)
+#   P/share/collc/topologies  the machine descriptions of topologies/ (docs/topology.md)
 #   P/share/doc/collc      docs/ and the examples
 #   P/share/man/man1       one page per command (docs/man)
 include(GNUInstallDirs)
@@ -48,4 +49,6 @@ install(FILES ${PROJECT_SOURCE_DIR}/examples/allreduce.c
               ${PROJECT_SOURCE_DIR}/examples/pair-exchange.yaml
         DESTINATION ${CMAKE_INSTALL_DOCDIR}/examples)
 file(GLOB COLLC_MAN_PAGES CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/docs/man/*.1)
+install(DIRECTORY ${PROJECT_SOURCE_DIR}/topologies/ DESTINATION ${CMAKE_INSTALL_DATADIR}/collc/topologies
+        FILES_MATCHING PATTERN "*.yaml")
 install(FILES ${COLLC_MAN_PAGES} DESTINATION ${CMAKE_INSTALL_MANDIR}/man1)

@@ -24,6 +24,7 @@ for f in bin/collc bin/collc-bench "$libdir/libcollc.so" "$libdir/libcollc_mpi.s
          include/collc/collc.h include/collc/collc.hpp \
          "$libdir/cmake/collc/collcConfig.cmake" "$libdir/cmake/collc/collcConfigVersion.cmake" \
          "$libdir/pkgconfig/collc.pc" share/collc/schedules/ring.calgo \
+         share/collc/topologies/cluster-64x32.yaml share/collc/topologies/emulated-4x2.yaml \
          share/doc/collc/plan-format.md share/doc/collc/examples/allreduce.c \
          share/man/man1/collc.1 share/man/man1/collc-verify.1 share/man/man1/collc-bench.1; do
   [ -e "$P/$f" ] || fail "missing $f"
@@ -35,6 +36,10 @@ while read -r c; do
   [ -f "$P/share/man/man1/collc-$c.1" ] || fail "no man page for 'collc $c'"
 done <"$work/commands"
 "$P/bin/collc" --version | grep -q "bytecode format" || fail "collc --version: no bytecode format"
+
+# The installed topologies are the machines the man pages' examples name.
+"$P/bin/collc" simulate ring --ranks 64 --topology "$P/share/collc/topologies/cluster-64x32.yaml" \
+  --bytes 1M | grep -q "^predicted: " || fail "collc simulate on the installed cluster-64x32.yaml"
 
 np=2
 "$P/bin/collc" compile "$P/share/collc/schedules/ring.calgo" --ranks $np -o "$work/ring.cplan"

@@ -18,8 +18,8 @@
 // - Queues are not bounded (no loss, as in a lossless HPC fabric), but a
 //   frame that finds more than 16 KiB queued on a link of its path is marked
 //   "congestion experienced" (ECN, RFC 3168) when its sender set ECN-capable,
-//   as datacenter switches mark past a threshold; the nodes' TCP (ECN on)
-//   then keeps the queues short.
+//   as datacenter switches mark past a threshold (scripts/cluster leaves
+//   the nodes' ECN off: classic ECN halved exchanges, docs/cluster.md).
 // - Frames of at most 128 bytes (TCP's acknowledgements; MPI messages of a
 //   few bytes) are paced but never wait behind other frames, as if each link
 //   had a lane for them: acknowledgements queued behind the data of the flow
