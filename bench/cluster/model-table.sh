@@ -20,16 +20,9 @@ root="$(cd "$(dirname "$0")/../.." && pwd)"
 bin="${3:-$root/build/bin}"
 iters="${4:-5}"
 topo="${5:-$root/topologies/emulated-4x2.yaml}"
-cluster="$root/scripts/cluster"
-export COLLC_NETSWITCH="$bin/collc-netswitch"
-work="${KEEP:-$(mktemp -d)}"
-mkdir -p "$work"
-trap '"$cluster" down >/dev/null 2>&1 || true; [ -n "${KEEP:-}" ] || rm -rf "$work"' EXIT
-p=$((nodes * ppn))
 sizes=8,64,256,1K,4K,16K,64K,256K,1M,4M,16M
 
-"$cluster" down >/dev/null
-"$cluster" up "$topo" --nodes "$nodes" --ppn "$ppn" >&2
+. "$root/bench/cluster/cluster-up.sh"
 emulated=$("$cluster" topology)
 echo "calibrating ..." >&2
 "$cluster" run --timeout 600 -- mpirun -np "$p" "$bin/collc" calibrate --topology "$emulated" \

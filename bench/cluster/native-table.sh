@@ -23,17 +23,10 @@ rounds="${4:-3}"
 topo="${5:-$root/topologies/emulated-slow.yaml}"
 iters="${6:-3}"
 lib="$(cd "$bin/../lib" && pwd)/libcollc_mpi.so"
-cluster="$root/scripts/cluster"
-export COLLC_NETSWITCH="$bin/collc-netswitch"
-work="${KEEP:-$(mktemp -d)}"
-mkdir -p "$work"
-trap '"$cluster" down >/dev/null 2>&1 || true; [ -n "${KEEP:-}" ] || rm -rf "$work"' EXIT
-p=$((nodes * ppn))
 sizes=(8 128 2048 32768 524288 4194304 16777216)
 collectives=(allreduce reduce bcast allgather reduce_scatter_block)
 
-"$cluster" down >/dev/null
-"$cluster" up "$topo" --nodes "$nodes" --ppn "$ppn" >&2
+. "$root/bench/cluster/cluster-up.sh"
 cp "$("$cluster" topology)" "$work/emulated.yaml"
 
 # One bundle per collective; their rules in one file.

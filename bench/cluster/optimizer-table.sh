@@ -19,16 +19,10 @@ root="$(cd "$(dirname "$0")/../.." && pwd)"
 bin="${3:-$root/build/bin}"
 iters="${4:-5}"
 topo="${5:-$root/topologies/emulated-4x2.yaml}"
-cluster="$root/scripts/cluster"
-export COLLC_NETSWITCH="$bin/collc-netswitch"
-work="${KEEP:-$(mktemp -d)}"
-mkdir -p "$work/plans"
-trap '"$cluster" down >/dev/null 2>&1 || true; [ -n "${KEEP:-}" ] || rm -rf "$work"' EXIT
-p=$((nodes * ppn))
 sizes=64K,1M,4M
 
-"$cluster" down >/dev/null
-"$cluster" up "$topo" --nodes "$nodes" --ppn "$ppn" >&2
+. "$root/bench/cluster/cluster-up.sh"
+mkdir -p "$work/plans"
 emulated=$("$cluster" topology)
 cp "$emulated" "$work/emulated.yaml"
 
