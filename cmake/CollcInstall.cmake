@@ -45,6 +45,7 @@ install(FILES ${PROJECT_BINARY_DIR}/collc.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/docs/ DESTINATION ${CMAKE_INSTALL_DOCDIR}
         PATTERN man EXCLUDE)
 install(FILES ${PROJECT_SOURCE_DIR}/examples/allreduce.c
+              ${PROJECT_SOURCE_DIR}/examples/app.c
               ${PROJECT_SOURCE_DIR}/examples/butterfly.calgo
               ${PROJECT_SOURCE_DIR}/examples/pair-exchange.yaml
         DESTINATION ${CMAKE_INSTALL_DOCDIR}/examples)

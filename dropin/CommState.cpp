@@ -23,6 +23,7 @@ thread_local unsigned tlCommNext = 0;
 thread_local uint64_t tlEpoch = 0;
 
 void destroyState(Global &g, CommState *cs) {
+  retireState(g, *cs);
   if (cs->listed) {
     std::lock_guard<std::mutex> lock(g.activeMu);
     g.active.erase(std::remove(g.active.begin(), g.active.end(), cs), g.active.end());
@@ -41,6 +42,22 @@ void remember(MPI_Comm comm, CommState *cs) {
   tlCommNext = (tlCommNext + 1) % tlCommSlots;
 }
 
+/// Of an inter-communicator: whether the local group's rank 0 has a lower
+/// world rank than the remote group's (true if either is not in this world).
+bool lowerLeader(Global &g, MPI_Comm comm) {
+  MPI_Group groups[2] = {MPI_GROUP_NULL, MPI_GROUP_NULL};
+  int world[2] = {MPI_UNDEFINED, MPI_UNDEFINED};
+  const int zero = 0;
+  if (PMPI_Comm_group(comm, &groups[0]) == MPI_SUCCESS &&
+      PMPI_Comm_remote_group(comm, &groups[1]) == MPI_SUCCESS)
+    for (int i = 0; i < 2; ++i)
+      PMPI_Group_translate_ranks(groups[i], 1, &zero, g.worldGroup, &world[i]);
+  for (MPI_Group &gr : groups)
+    if (gr != MPI_GROUP_NULL)
+      PMPI_Group_free(&gr);
+  return world[0] == MPI_UNDEFINED || world[1] == MPI_UNDEFINED || world[0] < world[1];
+}
+
 /// Attaches collc's state to `comm` (no communication).
 CommState *createState(Global &g, MPI_Comm comm) {
   auto cs = std::make_unique<CommState>();
@@ -50,10 +67,12 @@ CommState *createState(Global &g, MPI_Comm comm) {
   cs->inter = inter != 0;
   PMPI_Comm_size(comm, &cs->size);
   PMPI_Comm_rank(comm, &cs->rank);
+  std::vector<int> world;
   if (!cs->inter) {
     MPI_Group group;
     if (PMPI_Comm_group(comm, &group) == MPI_SUCCESS) {
-      std::vector<int> ranks(size_t(cs->size)), world(size_t(cs->size));
+      std::vector<int> ranks(size_t(cs->size));
+      world.resize(size_t(cs->size));
       std::iota(ranks.begin(), ranks.end(), 0);
       if (PMPI_Group_translate_ranks(group, cs->size, ranks.data(), g.worldGroup,
                                      world.data()) != MPI_SUCCESS ||
@@ -64,8 +83,14 @@ CommState *createState(Global &g, MPI_Comm comm) {
     for (unsigned c = 0; c < numColls; ++c)
       cs->files[c] = g.library.candidates(Coll(c), uint32_t(cs->size));
   }
+  cs->counts = cs->rank == 0 && (!cs->inter || lowerLeader(g, comm));
+  if (cs->counts) {
+    cs->comm = comm;
+    cs->members = commMembers(cs->foreign ? std::vector<int>{} : world, cs->inter);
+  }
   if (PMPI_Comm_set_attr(comm, g.keyval, cs.get()) != MPI_SUCCESS)
     return nullptr;
+  listState(g, *cs);
   if (g.config.debug) {
     size_t files = 0;
     for (const auto &f : cs->files)

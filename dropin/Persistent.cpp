@@ -97,7 +97,8 @@ int nativeInit(const Args &a) {
 }
 
 int initPersistent(Global &g, CommState &cs, const Args &a, const Args &user,
-                   std::unique_ptr<Staging> staging, collc_plan plan, const Selection &sel) {
+                   std::unique_ptr<Staging> staging, collc_plan plan, uint64_t bytes,
+                   const Selection &sel) {
   auto p = std::make_unique<PersistentCall>();
   if (initRequest(a, cs.size, plan, &p->req) != COLLC_SUCCESS)
     return fallback(g, user, &cs, Reason::Refused, collc_error_message());
@@ -123,7 +124,7 @@ int initPersistent(Global &g, CommState &cs, const Args &a, const Args &user,
   if (g.config.debug)
     logDecision(g, a, &cs, sel.detail);
   *a.request = p.release()->handle;
-  countHandled(g, a.kind, sel.substitution, sel.fileId);
+  countHandled(g, cs, a.kind, sel.substitution, sel.fileId, sel.algorithm, bytes);
   return MPI_SUCCESS;
 }
 

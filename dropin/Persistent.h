@@ -61,7 +61,8 @@ int nativeInit(const Args &a);
 /// Binds `a` to `plan` and returns the user's handle in *a.request; counts
 /// the call handled (falls back, counted, if the runtime refuses it).
 int initPersistent(Global &g, CommState &cs, const Args &a, const Args &user,
-                   std::unique_ptr<Staging> staging, collc_plan plan, const Selection &sel);
+                   std::unique_ptr<Staging> staging, collc_plan plan, uint64_t bytes,
+                   const Selection &sel);
 
 /// MPI_Start for a request: true with MPI's return code in `rc` if it is one
 /// of collc's, else false (the caller passes it to PMPI_Start).

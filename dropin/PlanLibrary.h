@@ -50,9 +50,9 @@ struct PlanFile {
 /// guarantee holds when"). The text is what COLLC_STATS and COLLC_DEBUG print.
 #define COLLC_GUARANTEES(X)                                                                \
   X(ProvenOnLoad, "proven on load (the whole plan)")                        \
-  X(ProvenInCi, "proven in CI (a library algorithm at p <= 32)")                           \
+  X(ProvenInCi, "proven by collc's tests (a library algorithm at p <= 32)")                \
   X(ProofRecord, "proven by a proof record (COLLC_PROOF_CACHE)")                           \
-  X(None, "not proven (p above the CI bound, no proof record)")
+  X(None, "not proven (p above the tests' bound of 32, no proof record)")
 enum class Guarantee : uint8_t {
 #define COLLC_X(E, T) E,
   COLLC_GUARANTEES(COLLC_X)

@@ -20,7 +20,7 @@
 #ifndef COLLC_DROPIN_RANKCOMPILE_H
 #define COLLC_DROPIN_RANKCOMPILE_H
 
-#include "compiler/lang/Instantiator.h"
+#include "lang/Instantiator.h"
 #include "compiler/passes/Pipeline.h"
 
 #include "llvm/Support/Error.h"

@@ -159,7 +159,12 @@ void addPending(Global &g, CommState &cs, Pending *p) {
   }
 }
 
-void countHandled(Global &g, Kind k, Substitution sub, int fileId) {
+void countHandled(Global &g, CommState &cs, Kind k, Substitution sub, int fileId,
+                  std::string_view algorithm, uint64_t bytes) {
+  // Once per call (CommState::counts).
+  if (!cs.counts)
+    return;
+  countServed(cs, k, algorithm, int64_t(bytes));
   Stats &st = stats(g);
   ++st.handled[unsigned(k)];
   if (sub != Substitution::None)
@@ -217,6 +222,8 @@ collc_request newRequest(CommState &cs, const Args &a, collc_plan plan, uint64_t
     c.substitution = sel.substitution;
     c.fileId = sel.fileId;
     c.detail = sel.detail;
+    c.algorithm = sel.algorithm;
+    c.bytes = bytes;
   }
   return req;
 }
@@ -279,11 +286,9 @@ bool runCached(Global &g, CommState &cs, const Args &a, int &rc) {
       c.used = ++cs.clock;
       if (g.config.debug)
         logDecision(g, a, &cs, c.detail);
-      const Substitution sub = c.substitution;
-      const int fileId = c.fileId;
       rc = runBlocking(g, cs, a, c.req, true);
       if (rc == MPI_SUCCESS)
-        countHandled(g, a.kind, sub, fileId);
+        countHandled(g, cs, a.kind, c.substitution, c.fileId, c.algorithm, c.bytes);
       return true;
     }
   return false;
@@ -293,7 +298,7 @@ int execute(Global &g, CommState &cs, const Args &a, const Args &user,
             std::unique_ptr<Staging> staging, collc_plan plan, uint64_t bytes,
             const Selection &sel) {
   if (modeOf(a.kind) == Mode::Persistent)
-    return initPersistent(g, cs, a, user, std::move(staging), plan, sel);
+    return initPersistent(g, cs, a, user, std::move(staging), plan, bytes, sel);
   if (isBlocking(a.kind)) {
     bool cached = false;
     collc_request req = newRequest(cs, a, plan, bytes, sel, bool(staging), cached);
@@ -328,7 +333,7 @@ int execute(Global &g, CommState &cs, const Args &a, const Args &user,
     *a.request = p->greq;
     addPending(g, cs, p.release());
   }
-  countHandled(g, a.kind, sel.substitution, sel.fileId);
+  countHandled(g, cs, a.kind, sel.substitution, sel.fileId, sel.algorithm, bytes);
   return MPI_SUCCESS;
 }
 

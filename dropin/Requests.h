@@ -34,8 +34,10 @@ int start(Global &g, CommState &cs, collc_request req, bool blocking = false);
 /// Lists a started execution for progress (collcProgress).
 void addPending(Global &g, CommState &cs, Pending *p);
 
-/// Counts a call served by a plan.
-void countHandled(Global &g, Kind k, Substitution sub, int fileId);
+/// Counts a call served by a plan of `algorithm` on a vector of `bytes`
+/// (COLLC_STATS; once per call, by the communicator's rank 0).
+void countHandled(Global &g, CommState &cs, Kind k, Substitution sub, int fileId,
+                  std::string_view algorithm, uint64_t bytes);
 
 /// The fast path: if the blocking call `a` repeats a cached one, runs it and
 /// returns true with its MPI return code in `rc`.

@@ -105,6 +105,36 @@ rt::Call runtimeCall(const Args &a, int size, std::vector<MPI_Count> &counts) {
   return call;
 }
 
+namespace {
+
+/// The call's count (MPI_Reduce_scatter: the sum of recvcounts) and
+/// whether it is per rank (allgather, reduce_scatter_block: p blocks of it).
+int64_t callCount(const Args &a, const CommState *cs, bool &blocks) {
+  int64_t count = a.count;
+  if (hasCounts(a.kind)) {
+    count = 0;
+    for (int i = 0; a.recvcounts && cs && i < cs->size; ++i)
+      count += a.recvcounts[i];
+  }
+  blocks = collOf(a.kind) == Coll::Allgather || a.kind == Kind::ReduceScatterBlock ||
+           a.kind == Kind::IreduceScatterBlock || a.kind == Kind::ReduceScatterBlockInit;
+  return count;
+}
+
+/// The bytes of the whole vector, as rules and bundle ranges match them;
+/// -1 where the arguments do not say (MPI checks them).
+int64_t wholeBytes(const Args &a, const CommState *cs) {
+  int size = 0;
+  bool blocks = false;
+  const int64_t count = callCount(a, cs, blocks);
+  if (!cs || cs->inter || a.type == MPI_DATATYPE_NULL || count < 0 || (hasCounts(a.kind) && !a.recvcounts) ||
+      PMPI_Type_size(a.type, &size) != MPI_SUCCESS)
+    return -1;
+  return (blocks ? count * cs->size : count) * size;
+}
+
+} // namespace
+
 void logDecision(Global &g, const Args &a, const CommState *cs, const std::string &what) {
   std::string s = kindName(a.kind);
   if (cs)
@@ -114,17 +144,8 @@ void logDecision(Global &g, const Args &a, const CommState *cs, const std::strin
   int size = 0;
   if (a.type != MPI_DATATYPE_NULL)
     PMPI_Type_size(a.type, &size);
-  int64_t count = a.count;
-  if (hasCounts(a.kind)) {
-    count = 0;
-    for (int i = 0; a.recvcounts && cs && i < cs->size; ++i)
-      count += a.recvcounts[i];
-  }
-  // The bytes of the whole vector, as rules and bundle ranges match them
-  // (allgather and reduce_scatter_block: p blocks of count).
-  const bool blocks = collOf(a.kind) == Coll::Allgather || a.kind == Kind::ReduceScatterBlock ||
-                      a.kind == Kind::IreduceScatterBlock ||
-                      a.kind == Kind::ReduceScatterBlockInit;
+  bool blocks = false;
+  const int64_t count = callCount(a, cs, blocks);
   const int64_t whole = blocks && cs ? count * cs->size : count;
   const char *per = blocks ? " per rank" : "";
   std::string op;
@@ -140,9 +161,18 @@ void logDecision(Global &g, const Args &a, const CommState *cs, const std::strin
   debugLine(g, s);
 }
 
-int fallback(Global &g, const Args &a, const CommState *cs, Reason r,
-             const std::string &detail) {
-  ++stats(g).fallback[unsigned(a.kind)][unsigned(r)];
+int fallback(Global &g, const Args &a, CommState *cs, Reason r, const std::string &detail) {
+  // Once per call: where the state says (CommState::counts); without one,
+  // on the communicator's rank 0 (MPI_COMM_NULL: on every rank).
+  int rank = 0;
+  if (!cs && a.comm != MPI_COMM_NULL)
+    PMPI_Comm_rank(a.comm, &rank);
+  if (cs ? cs->counts : rank == 0) {
+    ++stats(g).fallback[unsigned(a.kind)][unsigned(r)];
+    if (cs)
+      countServed(*cs, a.kind, std::string("native (") + text(r) + ")",
+                  r == Reason::Arguments ? -1 : wholeBytes(a, cs));
+  }
   if (g.config.debug)
     logDecision(g, a, cs,
                 std::string("native: ") + text(r) + (detail.empty() ? "" : " (" + detail + ")"));

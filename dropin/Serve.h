@@ -20,9 +20,10 @@ int native(const Args &a);
 /// Allgather whose input is staged (stagesInput) runs in place.
 rt::Call runtimeCall(const Args &a, int size, std::vector<MPI_Count> &counts);
 
-/// Counts `r` for `a`, logs it with COLLC_DEBUG, and runs `a` natively.
-int fallback(Global &g, const Args &a, const CommState *cs, Reason r,
-             const std::string &detail = "");
+/// Counts `r` for `a` (once per call: on the communicator's rank 0, or on
+/// every rank where the communicator is null), logs it with COLLC_DEBUG, and
+/// runs `a` natively.
+int fallback(Global &g, const Args &a, CommState *cs, Reason r, const std::string &detail = "");
 
 /// After a failure in the middle of an execution, or of this rank alone
 /// (nothing can fall back any more): report, and raise the communicator's

@@ -175,7 +175,8 @@ void initialize(bool atInit) {
 
 
 /// Sums the counters over threads and ranks (collective over MPI_COMM_WORLD)
-/// and prints them on rank 0 with COLLC_STATS.
+/// and prints them on rank 0 with COLLC_STATS. Calls are counted once each,
+/// by their communicator's rank 0; library plans built, by every rank.
 void reportStats(Global &g) {
   const size_t nfiles = g.library.files().size();
   const size_t planCounters = 4 + numGuarantees;
@@ -290,6 +291,7 @@ Global *activeGlobal() {
 
 void finish(Global &g) {
   reportStats(g);
+  reportServed(g);
   // Only where collc's state is attached: a disabled collc attaches none,
   // nor does one that MPI_Init did not start on MPI_COMM_SELF, and deleting
   // an attribute that is not set is an error (MPI_ERR_OTHER, fatal under

@@ -68,6 +68,7 @@
 #include <memory>
 #include <mutex>
 #include <set>
+#include <string_view>
 #include <string>
 #include <vector>
 
@@ -193,6 +194,16 @@ struct Stats {
   double buildSeconds = 0;               ///< CPU time building them
 };
 
+/// One line of a communicator's COLLC_STATS section: its calls of one kind
+/// served one way — by an algorithm, or by native MPI and why — counted once
+/// per call, by the communicator's rank 0.
+struct Served {
+  Kind kind = Kind::Allreduce;
+  std::string by; ///< the algorithm, or "native (<reason>)"
+  uint64_t calls = 0;
+  uint64_t minBytes = UINT64_MAX, maxBytes = 0; ///< whole vectors, of the calls of known size
+};
+
 // --- state -------------------------------------------------------------------------
 
 struct CommState;
@@ -226,6 +237,8 @@ struct CachedRequest {
   Substitution substitution = Substitution::None;
   int fileId = -1;
   std::string detail;
+  std::string algorithm; ///< COLLC_STATS
+  uint64_t bytes = 0;    ///< the whole vector (COLLC_STATS)
 
   bool matches(const Args &a) const;
 };
@@ -264,6 +277,13 @@ constexpr unsigned decisionCacheSize = 8;
 struct CommState {
   uint64_t id = 0;
   int size = 1, rank = 0;
+  /// This process counts the calls on it (COLLC_STATS): its rank 0; of an
+  /// inter-communicator, the rank 0 of the group with the lower world rank.
+  bool counts = false;
+  MPI_Comm comm = MPI_COMM_NULL; ///< where `counts` only (COLLC_STATS)
+  std::string members;           ///< rank 0 only: commMembers (COLLC_STATS)
+  std::vector<Served> served; ///< rank 0 only (COLLC_STATS)
+  size_t lastServed = 0;      ///< the line the last call counted on
   bool inter = false;
   bool foreign = false; ///< has processes of another MPI_COMM_WORLD
   bool ready = false;   ///< the runtime's private duplicate exists
@@ -297,6 +317,8 @@ struct Global {
   std::vector<CommState *> active; ///< communicators that have had non-blocking work
   std::mutex statsMu;
   std::vector<std::unique_ptr<Stats>> stats;
+  std::vector<CommState *> comms; ///< every live state (statsMu)
+  std::string retired;           ///< COLLC_STATS lines of freed communicators (statsMu)
   std::mutex logMu;
   std::set<std::string> warned;
 };
@@ -339,6 +361,22 @@ void prepare(Global &g, CommState &cs, MPI_Comm comm);
 void created(MPI_Comm comm);
 /// The attribute delete callback: frees collc's state of a communicator.
 extern "C" int collcDeleteState(MPI_Comm, int, void *attr, void *);
+
+// CallStats.cpp
+/// How COLLC_STATS describes a communicator's members: "world ranks 0-3,8"
+/// (`worldRanks`; empty: an inter-communicator, or one spanning another
+/// MPI_COMM_WORLD); its name is added when it is reported.
+std::string commMembers(const std::vector<int> &worldRanks, bool inter);
+/// Counts one call of `k` on `cs` served by `by` (an algorithm, or
+/// "native (reason)") of `bytes` (< 0: unknown); only where `cs.counts`, so
+/// that each call counts once.
+void countServed(CommState &cs, Kind k, std::string_view by, int64_t bytes);
+/// Lists a new state for the report; retireState keeps its lines when it is freed.
+void listState(Global &g, CommState &cs);
+void retireState(Global &g, CommState &cs);
+/// Gathers every rank's lines to rank 0 of MPI_COMM_WORLD, which prints them
+/// with COLLC_STATS. Collective over MPI_COMM_WORLD.
+void reportServed(Global &g);
 
 } // namespace collc::dropin
 

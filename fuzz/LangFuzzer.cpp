@@ -6,8 +6,8 @@
 // parses instantiates, for p = 1, 2, 3 and 5, into a well-formed plan or a
 // positioned error, within a small budget; one rank's program alone equals
 // that rank's program of the whole plan.
-#include "compiler/lang/Instantiator.h"
-#include "compiler/lang/Parser.h"
+#include "lang/Instantiator.h"
+#include "lang/Parser.h"
 
 #include <cstdio>
 #include <cstdlib>

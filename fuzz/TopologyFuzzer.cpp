@@ -8,9 +8,9 @@
 // up to 64 ranks (or refuses with a message) with every rank's level and
 // links in range.
 //
-// Sources it needs: compiler/model/Topology.cpp, compiler/model/TopologyReader.cpp,
+// Sources it needs: model/Topology.cpp, model/TopologyReader.cpp,
 // ir/YamlDoc.cpp; links yaml-cpp and LLVM Support.
-#include "compiler/model/Topology.h"
+#include "model/Topology.h"
 
 #include <algorithm>
 #include <cstdio>

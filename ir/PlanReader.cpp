@@ -13,9 +13,6 @@
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/MemoryBuffer.h"
 
-#include <yaml-cpp/depthguard.h>
-#include <yaml-cpp/exceptions.h>
-
 namespace collc::ir {
 
 namespace {
@@ -80,28 +77,13 @@ private:
   std::string file_;
 };
 
-std::string quoteList(llvm::ArrayRef<llvm::StringRef> names) {
-  std::string s;
-  for (size_t i = 0; i < names.size(); ++i)
-    s += (i ? ", " : "") + names[i].str();
-  return s;
-}
-
 Reader::Fields Reader::keys(Node map, llvm::ArrayRef<llvm::StringRef> allowed,
                             llvm::StringRef where) const {
+  if (std::optional<yaml::NodeProblem> bad = yaml::checkKeys(map, allowed, where))
+    syntax(bad->at, bad->message);
   Fields out;
-  for (uint32_t i = 0, n = map.size(); i < n; ++i) {
-    Node k = map.key(i);
-    if (!k.isScalar())
-      syntax(k, llvm::Twine("expected a key name in ") + where);
-    llvm::StringRef key = k.scalar();
-    if (llvm::find(allowed, key) == allowed.end())
-      syntax(k, llvm::formatv("unknown key '{0}' in {1} (expected one of: {2})", key, where,
-                              quoteList(allowed)));
-    if (out.has(key))
-      syntax(k, llvm::formatv("duplicate key '{0}' in {1}", key, where));
-    out.list.push_back({key, k, map.value(i)});
-  }
+  for (uint32_t i = 0, n = map.size(); i < n; ++i)
+    out.list.push_back({map.key(i).scalar(), map.key(i), map.value(i)});
   return out;
 }
 
@@ -364,42 +346,19 @@ llvm::Error syntaxError(llvm::StringRef fileName, int line, int column, const ll
       llvm::formatv("{0}:{1}:{2}: syntax: {3}", fileName, line + 1, column + 1, msg.str()).str());
 }
 
-/// The first line up to `lastLine` (0-based) whose indentation holds a tab,
-/// and the tab's column, if any. YAML indents with spaces only; yaml-cpp's
-/// message for a tab ("illegal block entry", "end of map not found") does not
-/// say so.
-std::optional<std::pair<int, int>> tabInIndentation(llvm::StringRef text, int lastLine) {
-  int line = 0;
-  while (line <= lastLine && !text.empty()) {
-    auto [raw, rest] = text.split('\n');
-    for (size_t i = 0; i < raw.size() && (raw[i] == ' ' || raw[i] == '\t'); ++i)
-      if (raw[i] == '\t')
-        return std::make_pair(line, int(i));
-    text = rest;
-    ++line;
-  }
-  return std::nullopt;
-}
-
 } // namespace
 
 char PlanReadError::ID = 0;
 
 llvm::Expected<Plan> parsePlan(llvm::StringRef text, llvm::StringRef fileName) {
+  yaml::SyntaxError bad;
+  std::unique_ptr<yaml::Doc> doc = yaml::Doc::parse(text, bad);
+  if (!doc)
+    return syntaxError(fileName, bad.line, bad.column, bad.message);
   try {
-    yaml::Doc doc(text);
-    return Reader(fileName).read(doc.root());
+    return Reader(fileName).read(doc->root());
   } catch (const ReadFailure &f) {
     return llvm::make_error<PlanReadError>(f.kind, f.message);
-  } catch (const YAML::DeepRecursion &e) {
-    return syntaxError(fileName, e.mark.line, e.mark.column,
-                       llvm::formatv("collections nested too deeply (more than {0} levels)",
-                                     e.depth()));
-  } catch (const YAML::Exception &e) {
-    if (auto tab = tabInIndentation(text, e.mark.line))
-      return syntaxError(fileName, tab->first, tab->second,
-                         "a tab in the indentation (YAML indents with spaces only)");
-    return syntaxError(fileName, e.mark.line, e.mark.column, e.msg);
   }
 }
 

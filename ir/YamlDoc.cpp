@@ -1,10 +1,12 @@
 // ir/YamlDoc.cpp: building a YamlDoc from yaml-cpp's parser events.
 #include "ir/YamlDoc.h"
 
+#include <yaml-cpp/depthguard.h>
 #include <yaml-cpp/eventhandler.h>
 #include <yaml-cpp/exceptions.h>
 #include <yaml-cpp/parser.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <sstream>
 #include <unordered_map>
@@ -159,6 +161,66 @@ private:
   std::vector<uint32_t> pending_;
   std::unordered_map<YAML::anchor_t, uint32_t> anchors_;
 };
+
+namespace {
+
+/// The first line up to `lastLine` (0-based) whose indentation holds a tab,
+/// and the tab's column, if any. YAML indents with spaces only.
+bool tabInIndentation(llvm::StringRef text, int lastLine, SyntaxError &where) {
+  for (int line = 0; line <= lastLine && !text.empty(); ++line) {
+    auto [raw, rest] = text.split('\n');
+    for (size_t i = 0; i < raw.size() && (raw[i] == ' ' || raw[i] == '\t'); ++i)
+      if (raw[i] == '\t') {
+        where.line = line;
+        where.column = int(i);
+        return true;
+      }
+    text = rest;
+  }
+  return false;
+}
+
+} // namespace
+
+std::string joined(llvm::ArrayRef<llvm::StringRef> names) {
+  std::string s;
+  for (size_t i = 0; i < names.size(); ++i)
+    s += (i ? ", " : "") + names[i].str();
+  return s;
+}
+
+std::optional<NodeProblem> checkKeys(Node map, llvm::ArrayRef<llvm::StringRef> allowed,
+                                     llvm::StringRef where) {
+  for (uint32_t i = 0, n = map.size(); i < n; ++i) {
+    Node k = map.key(i);
+    if (!k.isScalar())
+      return NodeProblem{k, "expected a key name in " + where.str()};
+    const llvm::StringRef key = k.scalar();
+    if (!allowed.empty() && std::find(allowed.begin(), allowed.end(), key) == allowed.end())
+      return NodeProblem{k, "unknown key '" + key.str() + "' in " + where.str() +
+                                " (expected one of: " + joined(allowed) + ")"};
+    for (uint32_t j = 0; j < i; ++j)
+      if (map.key(j).isScalar() && map.key(j).scalar() == key)
+        return NodeProblem{k, "duplicate key '" + key.str() + "' in " + where.str()};
+  }
+  return std::nullopt;
+}
+
+std::unique_ptr<Doc> Doc::parse(llvm::StringRef text, SyntaxError &error) {
+  try {
+    return std::make_unique<Doc>(text);
+  } catch (const YAML::DeepRecursion &e) {
+    error = {e.mark.line, e.mark.column,
+             "collections nested too deeply (more than " + std::to_string(e.depth()) +
+                 " levels)"};
+  } catch (const YAML::Exception &e) {
+    if (tabInIndentation(text, e.mark.line, error))
+      error.message = "a tab in the indentation (YAML indents with spaces only)";
+    else
+      error = {e.mark.line, e.mark.column, e.msg};
+  }
+  return nullptr;
+}
 
 Doc::Doc(llvm::StringRef text) {
   nodes_.push_back(Entry{}); // index 0: the empty document's null root

@@ -1,4 +1,5 @@
-// ir/YamlDoc.h: a compact, read-only YAML document for the plan reader.
+// ir/YamlDoc.h: a compact, read-only YAML document for the readers of plans
+// and topologies, and their shared syntax errors.
 //
 // yaml-cpp's YAML::Load builds a tree of reference-counted nodes: for a
 // 17 MB plan (ring, 256 ranks) that is 1.4 GB and 8 s, most of it allocating
@@ -12,9 +13,12 @@
 #ifndef COLLC_IR_YAMLDOC_H
 #define COLLC_IR_YAMLDOC_H
 
+#include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringRef.h"
 
 #include <cstdint>
+#include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -57,11 +61,37 @@ private:
   uint32_t index_ = 0;
 };
 
+/// Malformed YAML: where (0-based line and column) and what, in the words of
+/// a YAML author.
+struct SyntaxError {
+  int line = 0, column = 0;
+  std::string message;
+};
+
+/// A problem at a node of a document: where (the node's mark) and what.
+struct NodeProblem {
+  Node at;
+  std::string message;
+};
+
+/// The first problem with the keys of mapping `map` (`where` names it in the
+/// message): a key that is no scalar, one not in `allowed` (empty: any key),
+/// or one repeated; none if every key is fine.
+std::optional<NodeProblem> checkKeys(Node map, llvm::ArrayRef<llvm::StringRef> allowed,
+                                     llvm::StringRef where);
+/// "a, b, c".
+std::string joined(llvm::ArrayRef<llvm::StringRef> names);
+
 class Doc {
 public:
   /// Parses the first document of `text` (as YAML::Load does); throws the
   /// parser's YAML::Exception on malformed input.
   explicit Doc(llvm::StringRef text);
+  /// The same without exceptions: null and `error` on malformed input. A tab
+  /// in the indentation is named as such (yaml-cpp's message for it, "illegal
+  /// block entry" or "end of map not found", does not say so), and so is
+  /// nesting past the parser's depth limit.
+  static std::unique_ptr<Doc> parse(llvm::StringRef text, SyntaxError &error);
   /// The document's root: a null node without a mark for empty input.
   Node root() const { return Node(this, root_); }
 

@@ -9,8 +9,8 @@
 #ifndef COLLC_SCHEDULES_GENERATORS_H
 #define COLLC_SCHEDULES_GENERATORS_H
 
-#include "compiler/lang/Ast.h"
-#include "compiler/lang/Instantiator.h"
+#include "lang/Ast.h"
+#include "lang/Instantiator.h"
 #include "ir/Plan.h"
 
 #include "llvm/Support/Error.h"

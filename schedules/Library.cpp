@@ -2,8 +2,8 @@
 #include "schedules/Embedded.h"
 #include "schedules/Generators.h"
 
-#include "compiler/lang/Instantiator.h"
-#include "compiler/lang/Parser.h"
+#include "lang/Instantiator.h"
+#include "lang/Parser.h"
 #include "ir/Wording.h"
 
 #include "llvm/ADT/STLExtras.h"

@@ -7,7 +7,7 @@
 // (schedules/*.calgo, already parsed, as the registry holds it), run
 // alternately so both see the same machine load, and their ratio; then one rank alone (per-rank instantiation) at p = 4096 and
 // p = 100000 — the cost a runtime at that scale pays for its own program.
-#include "compiler/lang/Instantiator.h"
+#include "lang/Instantiator.h"
 #include "schedules/Generators.h"
 #include "tests/oracle/Oracle.h"
 

@@ -7,7 +7,7 @@
 // time to simulate it (critical path included), and the growth of the
 // process's peak resident memory across the simulation per op. Usage:
 //   collc-simulate-bench [P...]   (default: 1024 4096 16384 65536)
-#include "compiler/model/Simulator.h"
+#include "model/Simulator.h"
 #include "schedules/Generators.h"
 
 #include <sys/resource.h>

@@ -4,7 +4,9 @@
 // and critical path (the verifier's: longest chain of dependent ops, a
 // message counting once) at -O0 and at -O2, and the time -O2 takes with
 // verification after every pass (best of 3). Every -O2 plan is proven (the
-// pipeline verifies it; a failure aborts the program).
+// pipeline verifies it; a failure ends the program with its message). An
+// algorithm whose `require` lines refuse p (swing_latency at p = 13) gets a
+// row saying so. Progress goes to stderr.
 // Usage: collc-opt-effect [--segments K] [P...]   (default p = 13 64; K = 0: no pipelining)
 #include "compiler/Verifier.h"
 #include "compiler/passes/Pipeline.h"
@@ -29,8 +31,9 @@ int main(int argc, char **argv) {
       segments = static_cast<unsigned>(std::strtoul(argv[++i], nullptr, 10));
       continue;
     }
-    const unsigned long p = std::strtoul(argv[i], nullptr, 10);
-    if (p < 1 || p > 4096) {
+    char *end = nullptr;
+    const unsigned long p = std::strtoul(argv[i], &end, 10);
+    if (*argv[i] == '\0' || *end != '\0' || p < 1 || p > 4096) {
       llvm::errs() << "usage: collc-opt-effect [--segments K] [P...]  (1 <= P <= 4096)\n";
       return 2;
     }
@@ -49,6 +52,13 @@ int main(int argc, char **argv) {
     for (uint32_t p : ranks) {
       sched::GenOptions g;
       g.ranks = p;
+      if (!a.accepts(g)) {
+        os << llvm::formatv("| {0} | {1} | not defined at p = {1} (the algorithm's `require`) "
+                            "|||||||||\n",
+                            a.name, p);
+        continue;
+      }
+      llvm::errs() << "collc-opt-effect: " << a.name << " p=" << p << " ...\n";
       const ir::Plan plan = a.build(g);
       const compiler::PlanStats s0 = compiler::verify(plan).stats;
       compiler::PipelineOptions opts;

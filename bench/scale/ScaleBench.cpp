@@ -14,7 +14,7 @@
 // 65536, the first-call cost of a runtime that builds only its own program.
 #include "compiler/HeapSetup.h"
 #include "compiler/Lower.h"
-#include "compiler/lang/Instantiator.h"
+#include "lang/Instantiator.h"
 #include "compiler/Prove.h"
 #include "compiler/Verifier.h"
 #include "compiler/passes/Pipeline.h"

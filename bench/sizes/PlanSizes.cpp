@@ -7,6 +7,9 @@
 // (-O0) and as `collc compile` writes it by default (-O2, whose exact
 // dependency lists cost more bytes than step barriers). The format's goal is at most 6
 // bytes per op on average at p = 64 (MSCCL's XML spends ~130 per step).
+// An algorithm whose `require` lines refuse p gets a row saying so; progress
+// (each algorithm and p as it starts) goes to stderr, since p = 512 takes
+// minutes.
 // Usage: collc-plan-sizes [P...]   (default 8 64 512)
 #include "compiler/Lower.h"
 #include "compiler/passes/Pipeline.h"
@@ -42,8 +45,15 @@ double loadMicros(const std::vector<uint8_t> &bytes) {
 
 int main(int argc, char **argv) {
   std::vector<uint32_t> sizes;
-  for (int i = 1; i < argc; ++i)
-    sizes.push_back(static_cast<uint32_t>(std::strtoul(argv[i], nullptr, 10)));
+  for (int i = 1; i < argc; ++i) {
+    char *end = nullptr;
+    const unsigned long p = std::strtoul(argv[i], &end, 10);
+    if (*argv[i] == '\0' || *end != '\0' || p < 1 || p > 4096) {
+      llvm::errs() << "usage: collc-plan-sizes [P...]  (1 <= P <= 4096; default 8 64 512)\n";
+      return 2;
+    }
+    sizes.push_back(static_cast<uint32_t>(p));
+  }
   if (sizes.empty())
     sizes = {8, 64, 512};
 
@@ -57,6 +67,12 @@ int main(int argc, char **argv) {
     for (uint32_t p : sizes) {
       sched::GenOptions opts;
       opts.ranks = p;
+      if (!a.accepts(opts)) {
+        os << llvm::formatv("{0,-20} {1,5} not defined at this p (the algorithm's `require`)\n",
+                            a.name, p);
+        continue;
+      }
+      llvm::errs() << "collc-plan-sizes: " << a.name << " p=" << p << " ...\n";
       llvm::Expected<ir::Plan> plan = sched::generate(a.collective, a.name, opts);
       if (!plan) {
         llvm::errs() << "collc-plan-sizes: " << a.name << " p=" << p << ": "

@@ -11,8 +11,8 @@
 // (default's time / tuned time). Progress goes to stderr.
 #include "bench/tune/Baselines.h"
 
-#include "compiler/tune/Report.h"
-#include "compiler/tune/Tuner.h"
+#include "tune/Report.h"
+#include "tune/Tuner.h"
 
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/raw_ostream.h"

@@ -4,14 +4,20 @@
 // Runs each (algorithm, p) in a child process so that its peak resident set
 // size is its own, and prints one table row per run: generation time,
 // verification time, ops, and peak RSS. Default: the five allreduce
-// generators at p = 64, 512, 4096 (ring up to 1024).
+// generators at p = 64, 512, 4096 (ring up to 1024). A run the generator
+// refuses (the algorithm's `require`, or a plan over the generator's op
+// limit) gets a row saying why; a child that dies says how.
 #include "compiler/Verifier.h"
 #include "schedules/Generators.h"
 
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <algorithm>
 #include <chrono>
+#include <cerrno>
+#include <csignal>
+#include <cstdio>
 #include <cstring>
 #include <string>
 #include <sys/resource.h>
@@ -27,6 +33,7 @@ struct Row {
   double genMs = 0, verifyMs = 0;
   uint64_t ops = 0;
   int proven = 0;
+  char refused[240] = {}; ///< why the generator refused, or empty
 };
 
 Row measure(const sched::Algorithm &a, uint32_t p) {
@@ -35,15 +42,30 @@ Row measure(const sched::Algorithm &a, uint32_t p) {
   sched::GenOptions o;
   o.ranks = p;
   auto t0 = Clock::now();
-  ir::Plan plan = a.build(o);
+  llvm::Expected<ir::Plan> plan = sched::generate(a.collective, a.name, o);
   auto t1 = Clock::now();
-  compiler::VerifyResult r = compiler::verify(plan);
+  if (!plan) {
+    const std::string why = llvm::toString(plan.takeError());
+    std::snprintf(row.refused, sizeof row.refused, "%s", why.c_str());
+    return row;
+  }
+  compiler::VerifyResult r = compiler::verify(*plan);
   auto t2 = Clock::now();
   row.genMs = std::chrono::duration<double, std::milli>(t1 - t0).count();
   row.verifyMs = std::chrono::duration<double, std::milli>(t2 - t1).count();
-  row.ops = plan.numOps();
+  row.ops = plan->numOps();
   row.proven = r.proven();
   return row;
+}
+
+/// How a child that wrote no row ended, in words.
+std::string childEnd(int status) {
+  if (WIFSIGNALED(status))
+    return std::string("killed by signal ") + std::to_string(WTERMSIG(status)) +
+           (WTERMSIG(status) == SIGKILL ? " (out of memory?)" : "");
+  if (WIFEXITED(status))
+    return "exited with status " + std::to_string(WEXITSTATUS(status));
+  return "ended abnormally";
 }
 
 } // namespace
@@ -74,9 +96,20 @@ int main(int argc, char **argv) {
       bool ring = a.name == "ring";
       if ((ring && p > 1024) || (!ring && p == 1024) || (quick && p > 512))
         continue;
+      sched::GenOptions shape;
+      shape.ranks = p;
+      if (!a.accepts(shape)) {
+        llvm::outs() << llvm::formatv("{0,-20} {1,6} not defined at this p (the algorithm's "
+                                      "`require`)\n",
+                                      a.name, p);
+        continue;
+      }
+      llvm::errs() << "collc-verify-bench: " << a.name << " p=" << p << " ...\n";
       int fds[2];
-      if (pipe(fds) != 0)
+      if (pipe(fds) != 0) {
+        llvm::errs() << "collc-verify-bench: pipe: " << std::strerror(errno) << '\n';
         return 1;
+      }
       llvm::outs().flush();
       pid_t pid = fork();
       if (pid == 0) {
@@ -93,7 +126,12 @@ int main(int argc, char **argv) {
       struct rusage ru {};
       wait4(pid, &status, 0, &ru);
       if (got != sizeof row) {
-        llvm::outs() << a.name << " p=" << p << ": child failed\n";
+        llvm::outs() << llvm::formatv("{0,-20} {1,6} the run's process {2}\n", a.name, p,
+                                      childEnd(status));
+        continue;
+      }
+      if (row.refused[0]) {
+        llvm::outs() << llvm::formatv("{0,-20} {1,6} refused: {2}\n", a.name, p, row.refused);
         continue;
       }
       llvm::outs() << llvm::formatv("{0,-20} {1,6} {2,10} {3,10:f1} {4,11:f1} {5,9:f1} {6,7}\n",

@@ -1,5 +1,6 @@
 // runtime/api/Execution.h: how a collective call is served by a plan —
-// shared by the C API (Api.cpp, Execution.cpp) and the interposer.
+// shared by the C API (Api.cpp, CallAnalysis.cpp, CommState.cpp,
+// Execution.cpp) and the interposer.
 #ifndef COLLC_RUNTIME_API_EXECUTION_H
 #define COLLC_RUNTIME_API_EXECUTION_H
 

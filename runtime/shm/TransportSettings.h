@@ -2,7 +2,7 @@
 // (docs/shm-transport.md, "Choosing") — COLLC_TRANSPORT, COLLC_SHM_SEGMENT,
 // COLLC_SHM_FAST and COLLC_NODE_MAP — parsed and checked in this one place.
 //
-// Two readers use it: the C API (runtime/api/Execution.cpp reads the
+// Two readers use it: the C API (runtime/api/CommState.cpp reads the
 // environment at first use and prints each bad value as one warning per
 // process) and the drop-in (dropin/Config.cpp reads it at MPI_Init, prints
 // each bad value once, on rank 0, compares the settings that change what

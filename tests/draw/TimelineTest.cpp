@@ -4,7 +4,7 @@
 #include "tools/draw/PlanDiagram.h"
 #include "tools/draw/Timeline.h"
 
-#include "compiler/model/Simulator.h"
+#include "model/Simulator.h"
 #include "ir/PlanIO.h"
 #include "schedules/Generators.h"
 

@@ -71,4 +71,23 @@ echo "pkg-config: ok"
 out=$(run -x LD_PRELOAD="$P/$libdir/libcollc_mpi.so" "$work/pc-app" "$work/ring.cplan")
 [ "$out" = ok ] || fail "example under the installed drop-in printed '$out', expected 'ok'"
 echo "drop-in: ok"
+
+# Every man page's EXAMPLES, as a reader types them against this installation
+# (PREFIX set, its bin on PATH), each page in a scratch folder of its own.
+for page in "$P"/share/man/man1/*.1; do
+  name=$(basename "$page" .1)
+  sed -n '/^\.SH EXAMPLES\{0,1\}$/,/^\.SH /p' "$page" |
+    sed -n '/^\.nf/,/^\.fi/p' | sed '/^\.nf/d; /^\.fi/d; s/\\-/-/g; s/\\e/\\/g' \
+    >"$work/$name.examples"
+  [ -s "$work/$name.examples" ] || continue
+  mkdir -p "$work/ex-$name"
+  if ! (cd "$work/ex-$name" &&
+        PREFIX="$P" PATH="$P/bin:$PATH" PKG_CONFIG_PATH="$P/$libdir/pkgconfig" \
+          timeout --kill-after=10 600 bash -e "$work/$name.examples") >"$work/$name.log" 2>&1; then
+    echo "--- $name's EXAMPLES:"; cat "$work/$name.examples"
+    echo "--- what they printed:"; tail -n 30 "$work/$name.log"
+    fail "the EXAMPLES of man page $name do not run as shown"
+  fi
+  echo "man $name EXAMPLES: ok"
+done
 rm -rf "$work"

@@ -10,8 +10,8 @@
 // algorithm parameter is proven on several topologies; rank order holds
 // under block mapping and breaks under round-robin.
 #include "compiler/Verifier.h"
-#include "compiler/lang/Instantiator.h"
-#include "compiler/lang/Parser.h"
+#include "lang/Instantiator.h"
+#include "lang/Parser.h"
 #include "ir/PlanIO.h"
 #include "schedules/Generators.h"
 

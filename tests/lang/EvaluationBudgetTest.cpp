@@ -4,8 +4,8 @@
 // The budget (InstantiateOptions::fuel, docs/language.md "Errors") is the header's and each
 // rank's run's own: fuel + fuelPerRank * p steps, plus fuelPerOp for every op the rank has
 // emitted. Steps: each statement, loop iteration and call.
-#include "compiler/lang/Instantiator.h"
-#include "compiler/lang/Parser.h"
+#include "lang/Instantiator.h"
+#include "lang/Parser.h"
 #include "schedules/Generators.h"
 
 #include <gtest/gtest.h>

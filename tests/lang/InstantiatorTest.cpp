@@ -4,8 +4,8 @@
 // holds exactly when e evaluates to v (and `== v + 1` must then fail). Errors
 // are compared as the exact text a user sees: position, message, the values
 // of r, p and the loop variables, the line and the caret.
-#include "compiler/lang/Instantiator.h"
-#include "compiler/lang/Parser.h"
+#include "lang/Instantiator.h"
+#include "lang/Parser.h"
 #include "ir/PlanIO.h"
 
 #include <gtest/gtest.h>

@@ -5,7 +5,7 @@
 // the same shape, the same ops in the same order, the same steps. And one
 // rank's program instantiated alone equals that rank's program of the whole
 // plan (per-rank instantiation).
-#include "compiler/lang/Instantiator.h"
+#include "lang/Instantiator.h"
 #include "schedules/Generators.h"
 #include "tests/oracle/Oracle.h"
 

@@ -6,7 +6,7 @@
 // radix algorithms are proven for k = 2..5 as well, and recursive
 // multiplying keeps rank order whenever p is a power of k.
 #include "compiler/Verifier.h"
-#include "compiler/lang/Instantiator.h"
+#include "lang/Instantiator.h"
 #include "schedules/Generators.h"
 
 #include "llvm/Support/MathExtras.h"

@@ -6,8 +6,8 @@
 // starts with the file's name and a line and column. (The libFuzzer target
 // fuzz/LangFuzzer.cpp does the same without a fixed seed; this test runs in
 // every build.)
-#include "compiler/lang/Instantiator.h"
-#include "compiler/lang/Parser.h"
+#include "lang/Instantiator.h"
+#include "lang/Parser.h"
 #include "schedules/Embedded.h"
 
 #include <gtest/gtest.h>

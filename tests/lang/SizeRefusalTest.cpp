@@ -3,8 +3,8 @@
 // estimateOps samples ranks' programs; instantiate refuses on the estimate
 // (OpLimitError with `estimate` set) before building anything, and still
 // refuses on the exact count when the estimate missed (estimate 0).
-#include "compiler/lang/Instantiator.h"
-#include "compiler/lang/Parser.h"
+#include "lang/Instantiator.h"
+#include "lang/Parser.h"
 #include "schedules/Generators.h"
 
 #include <gtest/gtest.h>

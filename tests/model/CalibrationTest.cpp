@@ -1,6 +1,6 @@
 // tests/model/CalibrationTest.cpp: the α-β fit recovers known parameters
 // from synthetic measurements with noise.
-#include "compiler/model/Calibration.h"
+#include "model/Calibration.h"
 
 #include <gtest/gtest.h>
 

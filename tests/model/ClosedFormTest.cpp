@@ -14,7 +14,7 @@
 // recursive-doubling exscan for any p, finish some ranks early (their
 // formulas count every round in full: an upper bound); binary_tree and
 // reduce_binary_tree state their cost as "about".
-#include "compiler/model/Simulator.h"
+#include "model/Simulator.h"
 #include "schedules/Generators.h"
 
 #include <gtest/gtest.h>

@@ -1,6 +1,6 @@
 // tests/model/EmulationTest.cpp: how a topology becomes the emulated
-// cluster's links (compiler/model/Emulation.h, docs/cluster.md).
-#include "compiler/model/Emulation.h"
+// cluster's links (model/Emulation.h, docs/cluster.md).
+#include "model/Emulation.h"
 
 #include <gtest/gtest.h>
 

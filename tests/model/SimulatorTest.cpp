@@ -1,7 +1,7 @@
 // tests/model/SimulatorTest.cpp: hand-computed timelines of small plans, and
 // the model's monotonicity (more bandwidth is never slower, adding a
 // dependency never faster) over the library's algorithms.
-#include "compiler/model/Simulator.h"
+#include "model/Simulator.h"
 #include "ir/PlanIO.h"
 #include "schedules/Generators.h"
 

@@ -1,6 +1,6 @@
 // tests/model/TopologyTest.cpp: the topology reader (one test per malformed
 // input), the printer's round trip, units and rank placement.
-#include "compiler/model/Topology.h"
+#include "model/Topology.h"
 
 #include <gtest/gtest.h>
 

@@ -1,7 +1,7 @@
 // tests/passes/PassManagerTest.cpp: the pipeline proves every pass's result and names the one that breaks it.
 #include "PassTestSupport.h"
 
-#include "compiler/model/Simulator.h"
+#include "model/Simulator.h"
 #include "compiler/passes/Analysis.h"
 #include "compiler/passes/PassManager.h"
 #include "compiler/passes/Pipeline.h"

@@ -2,9 +2,9 @@
 // hand, its determinism, its budget, and its outputs.
 #include "compiler/Disasm.h"
 #include "compiler/Verifier.h"
-#include "compiler/tune/Isolate.h"
-#include "compiler/tune/Report.h"
-#include "compiler/tune/Tuner.h"
+#include "tune/Isolate.h"
+#include "tune/Report.h"
+#include "tune/Tuner.h"
 #include "runtime/bytecode/Bundle.h"
 
 #include <gtest/gtest.h>

@@ -4,7 +4,7 @@
 
 #include "tools/collc/Commands.h"
 
-#include "compiler/lang/Parser.h"
+#include "lang/Parser.h"
 #include "ir/PlanIO.h"
 #include "schedules/Generators.h"
 

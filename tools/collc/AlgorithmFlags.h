@@ -12,9 +12,9 @@
 #define COLLC_TOOLS_ALGORITHMFLAGS_H
 
 #include "compiler/Verifier.h"
-#include "compiler/lang/Instantiator.h"
-#include "compiler/model/Topology.h"
-#include "compiler/tune/Tuner.h"
+#include "lang/Instantiator.h"
+#include "model/Topology.h"
+#include "tune/Tuner.h"
 
 #include "llvm/Support/Error.h"
 

@@ -7,7 +7,7 @@
 // of ranks per level they can see — two ranks of one node, and rank 0 with
 // the first rank of another node — at sizes 0 B, 1 B, 4 B, ... up to
 // --max-bytes (powers of 4), the fastest of many round trips each, fit α and
-// β per level (compiler/model/Calibration.h), time the runtime's reduce
+// β per level (model/Calibration.h), time the runtime's reduce
 // kernels and memcpy for γ and the copy bandwidth, and rank 0 writes the
 // topology. Progress goes to stderr, the fits to stdout.
 //
@@ -20,8 +20,8 @@
 
 #include "compiler/Lower.h"
 #include "compiler/Prove.h"
-#include "compiler/model/Calibration.h"
-#include "compiler/model/Topology.h"
+#include "model/Calibration.h"
+#include "model/Topology.h"
 #include "runtime/bytecode/Bundle.h"
 #include "runtime/kernels/Kernels.h"
 #include "schedules/Generators.h"

@@ -4,7 +4,7 @@
 #include "tools/collc/DrawVerdict.h"
 
 #include "compiler/Disasm.h"
-#include "compiler/model/Simulator.h"
+#include "model/Simulator.h"
 #include "ir/PlanIO.h"
 #include "runtime/bytecode/Bundle.h"
 #include "runtime/kernels/Kernels.h"

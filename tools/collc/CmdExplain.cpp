@@ -5,8 +5,8 @@
 #include "tools/collc/AlgorithmFlags.h"
 #include "tools/collc/Commands.h"
 
-#include "compiler/lang/Instantiator.h"
-#include "compiler/model/Simulator.h"
+#include "lang/Instantiator.h"
+#include "model/Simulator.h"
 #include "dropin/Selection.h"
 #include "ir/Plan.h"
 #include "runtime/bytecode/Bundle.h"

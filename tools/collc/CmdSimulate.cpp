@@ -3,7 +3,7 @@
 #include "tools/collc/AlgorithmFlags.h"
 #include "tools/collc/Commands.h"
 
-#include "compiler/model/Simulator.h"
+#include "model/Simulator.h"
 #include "ir/PlanIO.h"
 #include "ir/Wording.h"
 #include "runtime/bytecode/Bundle.h"

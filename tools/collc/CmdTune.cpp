@@ -1,11 +1,11 @@
 // tools/collc/CmdTune.cpp: `collc tune` — search the library for the fastest
 // proven plan per message size on a topology and write a bundle, rules and a
-// report (docs/tune.md). The search is compiler/tune (collc::tune).
+// report (docs/tune.md). The search is tune (collc::tune).
 #include "tools/collc/Commands.h"
 
-#include "compiler/model/Topology.h"
-#include "compiler/tune/Report.h"
-#include "compiler/tune/Tuner.h"
+#include "model/Topology.h"
+#include "tune/Report.h"
+#include "tune/Tuner.h"
 #include "runtime/kernels/Kernels.h"
 #include "schedules/Generators.h"
 

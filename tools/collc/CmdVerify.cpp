@@ -5,7 +5,7 @@
 
 #include "compiler/Disasm.h"
 #include "compiler/Verifier.h"
-#include "compiler/lang/Parser.h"
+#include "lang/Parser.h"
 #include "dropin/ProofCache.h"
 #include "dropin/RankCompile.h"
 #include "ir/PlanIO.h"
@@ -16,6 +16,10 @@
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/raw_ostream.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
 
 namespace collc::tool {
 
@@ -222,6 +226,62 @@ bool proveForCache(const lang::Module &m, const lang::InstantiateOptions &o,
   return true;
 }
 
+/// Progress of a long range on stderr: at most one line every 10 seconds, the
+/// first after 10, with an estimate of the time left. The estimate assumes a
+/// plan's cost grows as p^k, k fitted to the ops of the plans so far (1 to 3),
+/// times p more with every root.
+class RangeProgress {
+public:
+  RangeProgress(uint32_t first, uint32_t last, bool everyRoot)
+      : first_(first), last_(last), everyRoot_(everyRoot), start_(Clock::now()), next_(start_ + period) {}
+
+  /// Every root of `p` is done; a plan of p had `ops` (0: p was refused).
+  void done(uint32_t p, uint64_t ops) {
+    if (ops > 0 && p != lastP_) {
+      if (lastP_ > 0 && lastOps_ > 0 && p > lastP_)
+        k_ = std::clamp(std::log(double(ops) / double(lastOps_)) / std::log(double(p) / lastP_),
+                        1.0, 3.0);
+      lastP_ = p;
+      lastOps_ = ops;
+    }
+    if (Clock::now() < next_ || p >= last_)
+      return;
+    next_ = Clock::now() + period;
+    const double elapsed = std::chrono::duration<double>(Clock::now() - start_).count();
+    const double doneWork = work(first_, p), leftWork = work(p + 1, last_);
+    const double left = doneWork > 0 ? elapsed * leftWork / doneWork : 0;
+    llvm::errs() << llvm::formatv("collc verify: p = {0}..{1} done of {0}..{2} ({3:F1} % of the "
+                                  "work), about {4} left\n",
+                                  first_, p, last_, 100 * doneWork / (doneWork + leftWork),
+                                  duration(left));
+  }
+
+private:
+  using Clock = std::chrono::steady_clock;
+  static constexpr std::chrono::seconds period{10};
+
+  double work(uint32_t from, uint32_t to) const {
+    double w = 0;
+    for (uint32_t q = from; q <= to && q >= from; ++q)
+      w += std::pow(double(q), k_ + (everyRoot_ ? 1 : 0));
+    return w;
+  }
+  static std::string duration(double s) {
+    if (s < 90)
+      return std::to_string(int(s + 0.5)) + " s";
+    if (s < 5400)
+      return std::to_string(int(s / 60 + 0.5)) + " min";
+    return llvm::formatv("{0:F1} h", s / 3600).str();
+  }
+
+  uint32_t first_, last_;
+  bool everyRoot_;
+  Clock::time_point start_, next_;
+  uint32_t lastP_ = 0;
+  uint64_t lastOps_ = 0;
+  double k_ = 2;
+};
+
 /// `collc verify FILE.calgo|ALG --ranks A..B [--roots all] [--cache DIR]`.
 int verifyAlgorithm() {
   llvm::Expected<const lang::Module *> found = algorithmFromFlags(input);
@@ -259,7 +319,9 @@ int verifyAlgorithm() {
     std::sort(sortedParams.begin(), sortedParams.end());
   }
   const std::string sourceHash = dropin::sha256Hex(m->source.text);
+  RangeProgress progress(range->first, range->second, allRoots && rooted);
   for (uint32_t p = range->first; p <= range->second; ++p) {
+    uint64_t opsAtP = 0;
     const uint32_t firstRoot = allRoots ? 0 : rootFromFlag();
     const uint32_t lastRoot = allRoots && rooted ? p - 1 : firstRoot;
     dropin::ProofRecord record;
@@ -311,6 +373,7 @@ int verifyAlgorithm() {
       ++proven;
       identical = identical && result.stats.identical;
       shape = plan->shape;
+      opsAtP = plan->numOps();
     }
     if (!cacheDir.empty() && !record.roots.empty()) {
       std::string error;
@@ -320,6 +383,7 @@ int verifyAlgorithm() {
       }
       ++records;
     }
+    progress.done(p, opsAtP);
   }
   if (!shape)
     return reportMisuse(llvm::createStringError(

@@ -4,7 +4,7 @@
 #include "tools/collc/AlgorithmFlags.h"
 #include "tools/collc/Commands.h"
 
-#include "compiler/model/Simulator.h"
+#include "model/Simulator.h"
 #include "runtime/bytecode/Bundle.h"
 
 #include "llvm/Support/raw_ostream.h"

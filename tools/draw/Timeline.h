@@ -9,13 +9,13 @@
 //
 // logicalTimeline() gives the dependency order that needs no machine model:
 // every op takes one step. simulatedTimeline() gives the times of the machine
-// model (compiler/model/Simulator.h) in a unit that suits the plan's span
+// model (model/Simulator.h) in a unit that suits the plan's span
 // (ns, us, ms or s), with the simulator's own critical path. Any other
 // producer fills in the same struct; the drawing code reads only this.
 #ifndef COLLC_TOOLS_DRAW_TIMELINE_H
 #define COLLC_TOOLS_DRAW_TIMELINE_H
 
-#include "compiler/model/Simulator.h"
+#include "model/Simulator.h"
 #include "compiler/passes/Analysis.h"
 #include "ir/Plan.h"
 

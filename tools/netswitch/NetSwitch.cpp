@@ -4,7 +4,7 @@
 // Each emulated node is a network namespace with one tap interface; this
 // process holds the other end of every tap and forwards Ethernet frames
 // between them as a learning switch whose links are paced and delayed as the
-// topology says (compiler/model/Emulation.h):
+// topology says (model/Emulation.h):
 //
 // - A frame from node a to node b crossing level J passes, in order, a's
 //   up-link at levels 1..J and b's down-link at levels J..1. Each direction
@@ -39,8 +39,8 @@
 //   collc-netswitch --topology T.yaml --nodes N --ppn K --check [--write-topology F]
 //   collc-netswitch --topology T.yaml --nodes N --ppn K --netns-prefix collc-n
 //                   --tap collc-eth0 [--status FILE]
-#include "compiler/model/Emulation.h"
-#include "compiler/model/Topology.h"
+#include "model/Emulation.h"
+#include "model/Topology.h"
 
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/raw_ostream.h"
