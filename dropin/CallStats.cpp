@@ -4,24 +4,14 @@
 // MPI_COMM_WORLD at MPI_Finalize (State.h, Served).
 #include "dropin/State.h"
 
+#include "ir/Wording.h"
+
 #include <algorithm>
-#include <cinttypes>
 #include <cstdio>
 
 namespace collc::dropin {
 
 namespace {
-
-/// "8 B", "64 KiB", "1 MiB"; sizes not a whole number of units in bytes.
-std::string sizeText(uint64_t bytes) {
-  static const char *units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
-  unsigned u = 0;
-  while (u + 1 < std::size(units) && bytes >= 1024 && bytes % 1024 == 0) {
-    bytes /= 1024;
-    ++u;
-  }
-  return std::to_string(bytes) + " " + units[u];
-}
 
 /// "0-3,8,10-11": a sorted list of ranks as ranges.
 std::string rankRanges(const std::vector<int> &ranks) {
@@ -63,15 +53,14 @@ std::string label(const CommState &cs) {
 std::string servedText(const CommState &cs) {
   if (cs.served.empty())
     return {};
-  std::string s = "collc: " + label(cs) + ", " + std::to_string(cs.size) +
-                  (cs.size == 1 ? " rank" : " ranks") + "\n";
+  std::string s = "collc: " + label(cs) + ", " + ir::counted(uint64_t(cs.size), "rank") + "\n";
   for (const Served &l : cs.served) {
     s += "collc:   " + std::string(kindName(l.kind)) + " by " + l.by + ": " +
-         std::to_string(l.calls) + (l.calls == 1 ? " call" : " calls");
+         ir::counted(l.calls, "call");
     if (l.minBytes <= l.maxBytes) {
-      s += ", " + sizeText(l.minBytes);
+      s += ", " + ir::bytesText(l.minBytes);
       if (l.maxBytes != l.minBytes)
-        s += " to " + sizeText(l.maxBytes);
+        s += " to " + ir::bytesText(l.maxBytes);
     }
     s += "\n";
   }
@@ -91,20 +80,11 @@ std::string commMembers(const std::vector<int> &worldRanks, bool inter) {
 void countServed(CommState &cs, Kind k, std::string_view by, int64_t bytes) {
   if (!cs.counts)
     return;
-  Served *line = nullptr;
-  if (cs.lastServed < cs.served.size() && cs.served[cs.lastServed].kind == k &&
-      cs.served[cs.lastServed].by == by)
-    line = &cs.served[cs.lastServed];
-  for (size_t i = 0; !line && i < cs.served.size(); ++i)
-    if (cs.served[i].kind == k && cs.served[i].by == by) {
-      line = &cs.served[i];
-      cs.lastServed = i;
-    }
-  if (!line) {
-    cs.served.push_back(Served{k, std::string(by)});
-    cs.lastServed = cs.served.size() - 1;
-    line = &cs.served.back();
-  }
+  // A communicator has a line per (kind, algorithm) it used: a few.
+  auto line = std::find_if(cs.served.begin(), cs.served.end(),
+                           [&](const Served &l) { return l.kind == k && l.by == by; });
+  if (line == cs.served.end())
+    line = cs.served.insert(line, Served{k, std::string(by)});
   ++line->calls;
   if (bytes >= 0) {
     line->minBytes = std::min(line->minBytes, uint64_t(bytes));

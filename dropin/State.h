@@ -282,8 +282,7 @@ struct CommState {
   bool counts = false;
   MPI_Comm comm = MPI_COMM_NULL; ///< where `counts` only (COLLC_STATS)
   std::string members;           ///< rank 0 only: commMembers (COLLC_STATS)
-  std::vector<Served> served; ///< rank 0 only (COLLC_STATS)
-  size_t lastServed = 0;      ///< the line the last call counted on
+  std::vector<Served> served; ///< where `counts` only (COLLC_STATS)
   bool inter = false;
   bool foreign = false; ///< has processes of another MPI_COMM_WORLD
   bool ready = false;   ///< the runtime's private duplicate exists

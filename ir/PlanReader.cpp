@@ -47,23 +47,7 @@ private:
     fail(n, ReadErrorKind::Invalid, msg);
   }
 
-  /// A mapping's pairs by key name (at most a dozen: a linear search).
-  struct Fields {
-    struct Field {
-      llvm::StringRef name;
-      Node key, value;
-    };
-    llvm::SmallVector<Field, 12> list;
-    const Field *find(llvm::StringRef name) const {
-      for (const Field &f : list)
-        if (f.name == name)
-          return &f;
-      return nullptr;
-    }
-    bool has(llvm::StringRef name) const { return find(name) != nullptr; }
-    Node key(llvm::StringRef name) const { return find(name)->key; }
-    Node value(llvm::StringRef name) const { return find(name)->value; }
-  };
+  using Fields = yaml::Fields;
   /// The keys of mapping `map` with their key nodes; rejects non-scalar,
   /// duplicate and unknown keys.
   Fields keys(Node map, llvm::ArrayRef<llvm::StringRef> allowed, llvm::StringRef where) const;
@@ -79,11 +63,9 @@ private:
 
 Reader::Fields Reader::keys(Node map, llvm::ArrayRef<llvm::StringRef> allowed,
                             llvm::StringRef where) const {
-  if (std::optional<yaml::NodeProblem> bad = yaml::checkKeys(map, allowed, where))
-    syntax(bad->at, bad->message);
   Fields out;
-  for (uint32_t i = 0, n = map.size(); i < n; ++i)
-    out.list.push_back({map.key(i).scalar(), map.key(i), map.value(i)});
+  if (std::optional<yaml::NodeProblem> bad = yaml::readFields(map, allowed, where, out))
+    syntax(bad->at, bad->message);
   return out;
 }
 

@@ -21,6 +21,18 @@ inline llvm::StringRef article(llvm::StringRef word) {
   return !word.empty() && llvm::StringRef("aeiouAEIOU").contains(word.front()) ? "an" : "a";
 }
 
+/// A byte count as messages and pictures word it: "8 B", "64 KiB", "3 MiB"
+/// (whole binary units only, else bytes: "1000 B").
+inline std::string bytesText(uint64_t bytes) {
+  static const char *const units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+  unsigned u = 0;
+  while (u < 4 && bytes >= 1024 && bytes % 1024 == 0) {
+    bytes /= 1024;
+    ++u;
+  }
+  return std::to_string(bytes) + " " + units[u];
+}
+
 } // namespace collc::ir
 
 #endif // COLLC_IR_WORDING_H

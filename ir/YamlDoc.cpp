@@ -189,8 +189,8 @@ std::string joined(llvm::ArrayRef<llvm::StringRef> names) {
   return s;
 }
 
-std::optional<NodeProblem> checkKeys(Node map, llvm::ArrayRef<llvm::StringRef> allowed,
-                                     llvm::StringRef where) {
+std::optional<NodeProblem> readFields(Node map, llvm::ArrayRef<llvm::StringRef> allowed,
+                                      llvm::StringRef where, Fields &out) {
   for (uint32_t i = 0, n = map.size(); i < n; ++i) {
     Node k = map.key(i);
     if (!k.isScalar())
@@ -199,9 +199,9 @@ std::optional<NodeProblem> checkKeys(Node map, llvm::ArrayRef<llvm::StringRef> a
     if (!allowed.empty() && std::find(allowed.begin(), allowed.end(), key) == allowed.end())
       return NodeProblem{k, "unknown key '" + key.str() + "' in " + where.str() +
                                 " (expected one of: " + joined(allowed) + ")"};
-    for (uint32_t j = 0; j < i; ++j)
-      if (map.key(j).isScalar() && map.key(j).scalar() == key)
-        return NodeProblem{k, "duplicate key '" + key.str() + "' in " + where.str()};
+    if (out.has(key))
+      return NodeProblem{k, "duplicate key '" + key.str() + "' in " + where.str()};
+    out.list.push_back({key, k, map.value(i)});
   }
   return std::nullopt;
 }

@@ -14,6 +14,7 @@
 #define COLLC_IR_YAMLDOC_H
 
 #include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringRef.h"
 
 #include <cstdint>
@@ -74,11 +75,30 @@ struct NodeProblem {
   std::string message;
 };
 
-/// The first problem with the keys of mapping `map` (`where` names it in the
-/// message): a key that is no scalar, one not in `allowed` (empty: any key),
-/// or one repeated; none if every key is fine.
-std::optional<NodeProblem> checkKeys(Node map, llvm::ArrayRef<llvm::StringRef> allowed,
-                                     llvm::StringRef where);
+/// A mapping's pairs by key name (at most a few dozen: a linear search).
+struct Fields {
+  struct Field {
+    llvm::StringRef name;
+    Node key, value;
+  };
+  llvm::SmallVector<Field, 12> list;
+  const Field *find(llvm::StringRef name) const {
+    for (const Field &f : list)
+      if (f.name == name)
+        return &f;
+    return nullptr;
+  }
+  bool has(llvm::StringRef name) const { return find(name) != nullptr; }
+  /// The key node, or the value, of `name`; absent nodes if there is none.
+  Node key(llvm::StringRef name) const { return has(name) ? find(name)->key : Node(); }
+  Node value(llvm::StringRef name) const { return has(name) ? find(name)->value : Node(); }
+};
+
+/// The pairs of mapping `map` into `out`, or the first problem with its keys
+/// (`where` names the mapping in the message): a key that is no scalar, one
+/// not in `allowed` (empty: any key), or one repeated.
+std::optional<NodeProblem> readFields(Node map, llvm::ArrayRef<llvm::StringRef> allowed,
+                                      llvm::StringRef where, Fields &out);
 /// "a, b, c".
 std::string joined(llvm::ArrayRef<llvm::StringRef> names);
 

@@ -46,20 +46,10 @@ private:
   [[noreturn]] void syntax(Node n, const llvm::Twine &msg) const { fail(n, "syntax", msg); }
   [[noreturn]] void invalid(Node n, const llvm::Twine &msg) const { fail(n, "invalid", msg); }
 
-  struct Field {
-    llvm::StringRef name;
-    Node key, value;
-  };
-  using Fields = llvm::SmallVector<Field, 10>;
+  using Fields = ir::yaml::Fields;
   Fields keys(Node map, llvm::ArrayRef<llvm::StringRef> allowed, llvm::StringRef where) const;
-  static Node find(const Fields &f, llvm::StringRef name) {
-    for (const Field &x : f)
-      if (x.name == name)
-        return x.value;
-    return Node();
-  }
   Node require(Node map, const Fields &f, llvm::StringRef name, llvm::StringRef where) const {
-    Node v = find(f, name);
+    Node v = f.value(name);
     if (!v)
       syntax(map, llvm::formatv("missing key '{0}' in {1}", name, where));
     return v;
@@ -76,11 +66,9 @@ Reader::Fields Reader::keys(Node map, llvm::ArrayRef<llvm::StringRef> allowed,
                             llvm::StringRef where) const {
   if (!map.isMap())
     syntax(map, llvm::formatv("expected a mapping for {0}", where));
-  if (std::optional<ir::yaml::NodeProblem> bad = ir::yaml::checkKeys(map, allowed, where))
-    syntax(bad->at, bad->message);
   Fields out;
-  for (uint32_t i = 0, n = map.size(); i < n; ++i)
-    out.push_back({map.key(i).scalar(), map.key(i), map.value(i)});
+  if (std::optional<ir::yaml::NodeProblem> bad = ir::yaml::readFields(map, allowed, where, out))
+    syntax(bad->at, bad->message);
   return out;
 }
 
@@ -132,11 +120,11 @@ Topology Reader::read(Node root) {
   if (scalar(format, "format") != topologyFormatTag)
     syntax(format, llvm::formatv("unsupported format '{0}' (this build reads {1})",
                                  format.scalar(), topologyFormatTag));
-  if (Node n = find(f, "name"))
+  if (Node n = f.value("name"))
     t.name = scalar(n, "name").str();
   else
     t.name = llvm::sys::path::stem(file_).str();
-  if (Node n = find(f, "description"))
+  if (Node n = f.value("description"))
     t.description = scalar(n, "description").str();
 
   // Levels, innermost first.
@@ -162,7 +150,7 @@ Topology Reader::read(Node root) {
       invalid(size, llvm::formatv("level '{0}': size must be at least 1", l.name));
     l.alpha = time(require(ln, lf, "latency", where), "latency");
     l.beta = bandwidth(require(ln, lf, "bandwidth", where), "bandwidth");
-    if (Node share = find(lf, "share")) {
+    if (Node share = lf.value("share")) {
       l.share = integer(share, "share");
       if (l.share < 1 || l.share > below)
         invalid(share, llvm::formatv("level '{0}': share must be 1..{1}, the ranks of one {2}",
@@ -184,7 +172,7 @@ Topology Reader::read(Node root) {
   } else {
     Fields rf = keys(reduce, {}, "'reduce'");
     t.gamma = bandwidth(require(reduce, rf, "default", "'reduce'"), "default");
-    for (const Field &x : rf) {
+    for (const Fields::Field &x : rf.list) {
       if (x.name == "default")
         continue;
       if (!llvm::is_contained(dtypeNames, x.name))
@@ -194,12 +182,12 @@ Topology Reader::read(Node root) {
       t.gammaByType.push_back({x.name.str(), bandwidth(x.value, x.name)});
     }
   }
-  if (Node copy = find(f, "copy"))
+  if (Node copy = f.value("copy"))
     t.copyBeta = bandwidth(copy, "copy");
 
   // Mapping.
-  Node by = find(f, "by"), map = find(f, "map");
-  Node mapping = find(f, "mapping");
+  Node by = f.value("by"), map = f.value("map");
+  Node mapping = f.value("mapping");
   llvm::StringRef m = mapping ? scalar(mapping, "mapping") : "block";
   if (m == "block")
     t.mapping = Mapping::Block;

@@ -85,6 +85,7 @@ export HOME="$WORK/home" PATH="$WORK/scratch/build/bin:$PATH"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 mkdir -p "$HOME"
 declare -px > "$WORK/env.0"
+env_file="$WORK/env.0" # what the last block that ran left exported
 pwd_file="$WORK/pwd"
 echo "$WORK/scratch" > "$pwd_file"
 failed=0 ran=0 skipped=0
@@ -96,8 +97,6 @@ for ((i = 1; i <= count; i++)); do
     slow) if [ $SLOW -eq 0 ]; then echo "SKIP $where (slow: run with --slow)"; skipped=$((skipped + 1)); continue; fi ;;
   esac
   want="$(cat "$WORK/blocks/$i.status")"
-  prev="$WORK/env.$((i - 1))"
-  [ -f "$prev" ] || prev="$(ls -t "$WORK"/env.* | head -1)"
   timeout --kill-after=10 "$TIMEOUT" bash -c '
     source "$1" 2>/dev/null
     cd "$(cat "$2")" || exit 97
@@ -108,9 +107,9 @@ for ((i = 1; i <= count; i++)); do
     declare -px > "$4"
     pwd > "$2"
     exit $status
-  ' block "$prev" "$pwd_file" "$WORK/blocks/$i.sh" "$WORK/env.$i" "$want" > "$WORK/out.$i" 2>&1 < /dev/null
+  ' block "$env_file" "$pwd_file" "$WORK/blocks/$i.sh" "$WORK/env.$i" "$want" > "$WORK/out.$i" 2>&1 < /dev/null
   got=$?
-  [ -f "$WORK/env.$i" ] || cp "$prev" "$WORK/env.$i"
+  [ -f "$WORK/env.$i" ] && env_file="$WORK/env.$i"
   ran=$((ran + 1))
   problem=""
   if [ "$got" -eq 124 ] || [ "$got" -eq 137 ]; then

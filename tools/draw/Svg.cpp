@@ -34,16 +34,6 @@ std::string num(double v) {
   return buf;
 }
 
-std::string bytesText(uint64_t b) {
-  const char *units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
-  int u = 0;
-  while (u < 4 && b >= 1024 && b % 1024 == 0) {
-    b /= 1024;
-    ++u;
-  }
-  return std::to_string(b) + " " + units[u];
-}
-
 llvm::Expected<PictureKind> pictureKindFor(llvm::StringRef path, llvm::StringRef format) {
   if (format.empty()) {
     const llvm::StringRef ext = llvm::sys::path::extension(path);

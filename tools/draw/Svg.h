@@ -2,6 +2,8 @@
 #ifndef COLLC_TOOLS_DRAW_SVG_H
 #define COLLC_TOOLS_DRAW_SVG_H
 
+#include "ir/Wording.h"
+
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
 
@@ -16,9 +18,8 @@ std::string escapeXml(llvm::StringRef s);
 /// A coordinate with at most one decimal ("12", "12.5"); deterministic.
 std::string num(double v);
 
-/// A byte count as a picture labels it: "8 B", "64 KiB", "3 MiB" (whole
-/// binary units only, else bytes: "1000 B").
-std::string bytesText(uint64_t bytes);
+/// A byte count as a picture labels it (ir/Wording.h).
+using ir::bytesText;
 
 /// What a picture is written as.
 enum class PictureKind { Svg, Html };
