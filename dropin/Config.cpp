@@ -350,6 +350,26 @@ private:
   std::vector<Pair> pairs_;
 };
 
+
+/// The folders of a ':'-separated list (COLLC_PLAN_PATH, COLLC_LIBRARY), blanks
+/// trimmed, empty entries dropped; none for null.
+std::vector<std::string> pathList(const char *value) {
+  std::vector<std::string> out;
+  if (!value)
+    return out;
+  std::string_view s = value;
+  size_t pos = 0;
+  while (pos <= s.size()) {
+    size_t colon = s.find(':', pos);
+    if (colon == std::string_view::npos)
+      colon = s.size();
+    std::string_view dir = trim(s.substr(pos, colon - pos));
+    if (!dir.empty())
+      out.emplace_back(dir);
+    pos = colon + 1;
+  }
+  return out;
+}
 } // namespace
 
 bool parseDecimal(std::string_view s, uint64_t maxValue, uint64_t &v) {
@@ -376,20 +396,8 @@ void parseBasics(const GetEnv &env, Config &config) {
   if (const char *c = env("COLLC_PROOF_CACHE"))
     config.proofCache = std::string(trim(c));
   config.transport = rt::readTransportSettings(env, config.warnings);
-  config.planPath.clear();
-  if (const char *p = env("COLLC_PLAN_PATH")) {
-    std::string_view s = p;
-    size_t pos = 0;
-    while (pos <= s.size()) {
-      size_t colon = s.find(':', pos);
-      if (colon == std::string_view::npos)
-        colon = s.size();
-      std::string_view dir = trim(s.substr(pos, colon - pos));
-      if (!dir.empty())
-        config.planPath.emplace_back(dir);
-      pos = colon + 1;
-    }
-  }
+  config.planPath = pathList(env("COLLC_PLAN_PATH"));
+  config.library = pathList(env("COLLC_LIBRARY"));
 }
 
 std::string proofCacheProblem(const std::string &dir) {

@@ -74,6 +74,7 @@ struct Config {
   std::vector<Rule> rules;      ///< COLLC_RULES, in file order
   std::string rulesFile;
   std::vector<std::string> planPath; ///< COLLC_PLAN_PATH entries, in order
+  std::vector<std::string> library;  ///< COLLC_LIBRARY folders, in order
   /// COLLC_PROOF_CACHE: the folder of proof records `collc verify --cache`
   /// writes (dropin/ProofCache.h); "" for none.
   std::string proofCache;

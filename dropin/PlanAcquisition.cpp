@@ -13,6 +13,9 @@ PlanQuery queryFor(Global &g, const CommState &cs) {
   q.generator = [](Coll c, std::string_view n, bool &needsCommutative) {
     return PlanLibrary::generatorInfo(c, n, needsCommutative);
   };
+  q.generatorFits = [ranks = uint32_t(cs.size)](Coll c, std::string_view n, uint32_t root) {
+    return PlanLibrary::generatorFits(c, n, ranks, root);
+  };
   if (g.config.verify) {
     q.fileVerifies = [&g](int id) {
       std::string error;

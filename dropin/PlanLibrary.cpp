@@ -259,7 +259,16 @@ KnownAlgorithms PlanLibrary::knownAlgorithms() const {
   return k;
 }
 
-uint64_t PlanLibrary::libraryHash() {
+void PlanLibrary::addUserAlgorithms(const std::vector<std::string> &folders,
+                                    std::vector<std::string> &warnings) {
+  std::vector<std::string> skipped;
+  if (llvm::Error e = sched::addUserAlgorithms(folders, {}, &skipped))
+    skipped.push_back(llvm::toString(std::move(e)));
+  for (const std::string &why : skipped)
+    warnings.push_back("COLLC_LIBRARY: " + why + "; that file's algorithm is not used");
+}
+
+uint64_t PlanLibrary::libraryHash(bool user) {
   uint64_t h = 0xcbf29ce484222325ull;
   auto add = [&h](llvm::StringRef s) {
     for (char c : s)
@@ -268,6 +277,8 @@ uint64_t PlanLibrary::libraryHash() {
   };
   add(llvm::StringRef(proofPipeline.data(), proofPipeline.size()));
   for (const sched::Algorithm &a : sched::algorithms()) {
+    if (a.user != user)
+      continue;
     add(ir::name(a.collective));
     add(a.name);
     add(a.module->source.text);
@@ -282,6 +293,15 @@ bool PlanLibrary::generatorInfo(Coll c, std::string_view name, bool &needsCommut
     return false;
   needsCommutative = a->needsCommutative;
   return true;
+}
+
+bool PlanLibrary::generatorFits(Coll c, std::string_view name, uint32_t ranks, uint32_t root) {
+  const sched::Algorithm *a =
+      sched::findAlgorithm(toIr(c), llvm::StringRef(name.data(), name.size()));
+  sched::GenOptions o;
+  o.ranks = ranks;
+  o.root = root;
+  return a && a->accepts(o);
 }
 
 std::shared_ptr<const std::vector<uint8_t>>
@@ -367,7 +387,7 @@ Guarantee PlanLibrary::guaranteeFor(Coll c, std::string_view name, uint32_t rank
   record.clear();
   const sched::Algorithm *a =
       sched::findAlgorithm(toIr(c), llvm::StringRef(name.data(), name.size()));
-  if (a && ranks <= ciProvenRanks) {
+  if (a && !a->user && ranks <= ciProvenRanks) {
     g = Guarantee::ProvenInCi;
   } else if (a && !config.proofCache.empty()) {
     ProofKey k;
@@ -401,19 +421,6 @@ Guarantee PlanLibrary::guaranteeFor(Coll c, std::string_view name, uint32_t rank
 bool PlanLibrary::build(Coll c, std::string_view name, uint32_t ranks, uint32_t root,
                         uint32_t rank, const Config &config, BuiltPlan &out,
                         std::string &error, std::vector<std::string> &warnings) {
-  // The whole plan, proven on load: with COLLC_VERIFY, and for the allreduce
-  // algorithms whose ranks compute identical results only at some p (every
-  // rank decides this alike, from the name).
-  if (config.verify || (c == Coll::Allreduce && nonIdenticalAllreduce(name))) {
-    std::shared_ptr<const std::vector<uint8_t>> bytes = generated(c, name, ranks, root, error);
-    if (!bytes)
-      return false;
-    out = BuiltPlan{};
-    out.bytes = std::move(bytes);
-    out.whole = true;
-    out.guarantee = Guarantee::ProvenOnLoad;
-    return true;
-  }
   const sched::Algorithm *a =
       sched::findAlgorithm(toIr(c), llvm::StringRef(name.data(), name.size()));
   if (!a) {
@@ -422,6 +429,23 @@ bool PlanLibrary::build(Coll c, std::string_view name, uint32_t ranks, uint32_t 
   }
   std::string record;
   const Guarantee g = guaranteeFor(c, name, ranks, root, config, record, warnings);
+  // The whole plan, proven on load: with COLLC_VERIFY, for the allreduce
+  // algorithms whose ranks compute identical results only at some p, and for
+  // a user's algorithm no proof record covers. (Ranks may decide this
+  // differently when they read different proof records: a rank's program is
+  // the same either way, see generated().)
+  const bool unprovenUser = a->user && g != Guarantee::ProofRecord;
+  if (config.verify || unprovenUser || (c == Coll::Allreduce && nonIdenticalAllreduce(name))) {
+    std::shared_ptr<const std::vector<uint8_t>> bytes = generated(c, name, ranks, root, error);
+    if (!bytes)
+      return false;
+    out = BuiltPlan{};
+    out.bytes = std::move(bytes);
+    out.whole = true;
+    out.guarantee = unprovenUser && !config.verify ? Guarantee::ProvenOnFirstUse
+                                                   : Guarantee::ProvenOnLoad;
+    return true;
+  }
   std::lock_guard<std::mutex> lock(mu_);
   Built &b = built_[{unsigned(c), std::string(name), ranks, root, rank}];
   if (!b.plan.bytes && b.error.empty()) {

@@ -52,6 +52,7 @@ struct PlanFile {
   X(ProvenOnLoad, "proven on load (the whole plan)")                        \
   X(ProvenInCi, "proven by collc's tests (a library algorithm at p <= 32)")                \
   X(ProofRecord, "proven by a proof record (COLLC_PROOF_CACHE)")                           \
+  X(ProvenOnFirstUse, "proven on first use (a user's algorithm, COLLC_LIBRARY)")            \
   X(None, "not proven (p above the tests' bound of 32, no proof record)")
 enum class Guarantee : uint8_t {
 #define COLLC_X(E, T) E,
@@ -90,11 +91,19 @@ public:
   KnownAlgorithms knownAlgorithms() const;
   /// A hash of what the library's algorithms are (their names and texts)
   /// and of the pipeline that compiles them: ranks running different builds
-  /// of the drop-in would run different programs.
-  static uint64_t libraryHash();
+  /// of the drop-in would run different programs. With `user`, of the user's
+  /// algorithms (COLLC_LIBRARY) instead.
+  static uint64_t libraryHash(bool user = false);
+  /// Adds the algorithm files of the COLLC_LIBRARY folders `folders` to the
+  /// generators (once, before any other use); a file that cannot be used is
+  /// left out, with a warning.
+  static void addUserAlgorithms(const std::vector<std::string> &folders,
+                                std::vector<std::string> &warnings);
   /// Whether a generator `name` exists for `c`, and if its plans need a
   /// commutative operation.
   static bool generatorInfo(Coll c, std::string_view name, bool &needsCommutative);
+  /// Whether the generator `name`'s `require` lines accept `ranks` and `root`.
+  static bool generatorFits(Coll c, std::string_view name, uint32_t ranks, uint32_t root);
 
   /// The bytes of the generated plan, or null with `error`: generated,
   /// proven (for allreduce, identical too), then optimized at -O2 with every

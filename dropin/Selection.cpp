@@ -76,6 +76,8 @@ const char *substitutionText(Substitution s) {
     return "has no generator and no plan file for this communicator";
   case Substitution::Unverified:
     return "did not verify (COLLC_VERIFY)";
+  case Substitution::DoesNotFit:
+    return "does not fit this communicator (its require lines)";
   }
   return "";
 }
@@ -211,6 +213,8 @@ Selection select(const Config &config, const CallTraits &t, std::span<const File
       needsCommutative = file->needsCommutative;
     if (!exists)
       s.substitution = Substitution::NoSuchPlan;
+    else if (!file && q.generatorFits && !q.generatorFits(t.collective, picked, t.root))
+      s.substitution = Substitution::DoesNotFit;
     else if (needsCommutative && !t.commutative)
       s.substitution = Substitution::NeedsCommutative;
     else if (file ? (q.fileVerifies && !q.fileVerifies(file->id))

@@ -81,6 +81,7 @@ enum class Substitution : uint8_t {
   NeedsCommutative, ///< it needs a commutative op; the op is not
   NoSuchPlan,       ///< the name has no generator and no fitting plan file
   Unverified,       ///< COLLC_VERIFY: it did not verify
+  DoesNotFit,       ///< its file's `require` lines refuse the communicator (size, root)
 };
 
 struct Selection {
@@ -101,6 +102,9 @@ struct PlanQuery {
   /// COLLC_VERIFY: whether this plan proves (false: skip it). Null: all do.
   std::function<bool(int fileId)> fileVerifies;
   std::function<bool(Coll, std::string_view name, uint32_t root)> generatedVerifies;
+  /// Whether the generator's `require` lines accept the communicator and
+  /// `root`. Null: all do.
+  std::function<bool(Coll, std::string_view name, uint32_t root)> generatorFits;
 };
 
 /// Picks the plan for `t`. `rules` are the config's rules, `files` the plan

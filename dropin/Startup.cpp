@@ -79,6 +79,7 @@ std::vector<Fingerprint> fingerprints(const Global &g) {
     h = fnvValue(h, n);
   f.push_back({"COLLC_NODE_MAP", h});
   f.push_back({"the libcollc_mpi.so build (its algorithm library)", PlanLibrary::libraryHash()});
+  f.push_back({"the algorithms of COLLC_LIBRARY", PlanLibrary::libraryHash(/*user=*/true)});
   return f;
 }
 
@@ -125,6 +126,7 @@ void initialize(bool atInit) {
   if (std::string why = proofCacheProblem(g.config.proofCache); !why.empty())
     g.config.warnings.push_back("COLLC_PROOF_CACHE='" + g.config.proofCache + "': " + why +
                                 "; no proof records are read");
+  PlanLibrary::addUserAlgorithms(g.config.library, g.config.warnings);
   g.library.scan(g.config.planPath, g.config, g.config.warnings);
   const KnownAlgorithms known = g.library.knownAlgorithms();
   parseAlgorithm(std::getenv("COLLC_ALGORITHM"), known, g.config);

@@ -56,6 +56,8 @@ const char *text(Substitution s) {
     return "default plan: the named algorithm has no plan here";
   case Substitution::Unverified:
     return "default plan: the chosen plan did not verify";
+  case Substitution::DoesNotFit:
+    return "default plan: the named algorithm does not fit the communicator";
   case Substitution::None:
     break;
   }

@@ -149,7 +149,7 @@ enum class Reason : uint8_t {
 constexpr unsigned numReasons = unsigned(Reason::Count);
 const char *text(Reason r);
 
-constexpr unsigned numSubstitutions = 3; // Substitution, without None
+constexpr unsigned numSubstitutions = 4; // Substitution, without None
 const char *text(Substitution s);
 
 /// One intercepted call, with MPI's arguments. `count` and `type` are the

@@ -71,6 +71,9 @@ struct Algorithm {
   /// The algorithm file: its name ("ring.calgo") and parsed form.
   llvm::StringRef file;
   const lang::Module *module;
+  /// A user's file (addUserAlgorithms), not the library's: `file` is its
+  /// path, and nothing about it has been proven by collc's tests.
+  bool user = false;
 
   /// Whether the file's `require` lines accept `o` (e.g. a power of two).
   /// False also when `o` is not a valid shape for the algorithm.
@@ -86,7 +89,27 @@ struct Algorithm {
 /// Every library module uses it; a tool sets it on files it parses.
 const lang::Resolver &libraryResolver();
 
-/// Every algorithm of the library, grouped by collective, in a fixed order.
+/// Adds the user's algorithms to the registry: every file ending in .calgo
+/// in each folder of `folders` (in name order), then each of `files`, each
+/// placed after the algorithms of its collective. Call it at most once,
+/// before anything uses the registry. A file that is read twice (a folder
+/// given twice) counts once. Errors, one line each: a folder that cannot be
+/// read, a file that does not parse (file:line:col), a file whose collective
+/// and algorithm name another file already has (naming both files), and a
+/// file whose `run`s cannot be resolved. With `skipped` null any error fails
+/// the call and nothing is added; otherwise the files in error are left out,
+/// the others added, and the errors appended to `skipped` (the drop-in, which
+/// never ends a job over a user's file).
+llvm::Error addUserAlgorithms(llvm::ArrayRef<std::string> folders,
+                              llvm::ArrayRef<std::string> files,
+                              std::vector<std::string> *skipped = nullptr);
+
+/// The folders of a COLLC_LIBRARY value: a ':'-separated list, blanks
+/// trimmed, empty entries dropped.
+std::vector<std::string> splitLibraryPath(llvm::StringRef value);
+
+/// Every algorithm: the library's grouped by collective in a fixed order,
+/// each collective's user algorithms after its library ones.
 llvm::ArrayRef<Algorithm> algorithms();
 
 /// The algorithm `name` for collective `c`, or nullptr.

@@ -7,21 +7,55 @@
 #include "ir/Wording.h"
 
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/Path.h"
 
+#include <atomic>
 #include <cassert>
 #include <cstdio>
 #include <cstdlib>
 #include <deque>
 #include <map>
 #include <mutex>
+#include <set>
 
 namespace collc::sched {
 
 namespace {
 
 struct Library;
+
+/// elsewhereNote over `table` (the registry while it is being built, too).
+std::string elsewhereIn(llvm::ArrayRef<Algorithm> table, ir::Collective c, llvm::StringRef name) {
+  std::vector<llvm::StringRef> others;
+  for (const Algorithm &a : table)
+    if (a.collective != c && a.name == name &&
+        llvm::find(others, ir::name(a.collective)) == others.end())
+      others.push_back(ir::name(a.collective));
+  if (others.empty())
+    return "";
+  std::string list;
+  for (size_t i = 0; i < others.size(); ++i)
+    list += (i == 0 ? "" : i + 1 == others.size() ? " and " : ", ") + others[i].str();
+  return "'" + name.str() + "' is " + ir::article(list).str() + " " + list + " algorithm";
+}
+
+/// What addUserAlgorithms asks the registry to read when it is built, and
+/// what went wrong.
+struct UserRequest {
+  std::vector<std::string> folders, files;
+  bool keepGoing = false;
+  std::vector<std::string> errors;
+};
+
+UserRequest &userRequest() {
+  static UserRequest r;
+  return r;
+}
+
+std::atomic<bool> registryBuilt{false};
 
 /// The library's algorithms by name, and files read once.
 class LibraryResolver : public lang::Resolver {
@@ -38,10 +72,12 @@ private:
 
 struct Library {
   std::deque<lang::Module> modules; // stable addresses for Algorithm::module
+  std::deque<std::string> paths;    // the user's files, for Algorithm::file
   std::vector<Algorithm> table;
   LibraryResolver resolver{*this};
 
   Library() {
+    registryBuilt = true;
     auto internal = [](llvm::Error e) {
       // The library is part of the build; tests parse and prove every file.
       std::fprintf(stderr, "collc: internal error: %s\n", llvm::toString(std::move(e)).c_str());
@@ -64,7 +100,11 @@ struct Library {
         internal(c.takeError());
       a.needsCommutative = *c;
     }
+    addUser(userRequest());
   }
+
+  /// The user's files of `req`, each after its collective's algorithms.
+  void addUser(UserRequest &req);
 
   const Algorithm *find(ir::Collective c, llvm::StringRef name) const {
     for (const Algorithm &a : table)
@@ -96,13 +136,105 @@ llvm::Expected<const lang::Module *> LibraryResolver::resolve(ir::Collective c,
   for (const Algorithm &a : lib_.table)
     if (a.collective == c)
       known += (known.empty() ? "" : ", ") + a.name.str();
-  const std::string elsewhere = elsewhereNote(c, name);
+  const std::string elsewhere = elsewhereIn(lib_.table, c, name);
   return llvm::createStringError(
       llvm::inconvertibleErrorCode(),
       llvm::formatv("unknown {0} algorithm '{1}' ({2}known: {3}; or a file.calgo)",
                     ir::name(c), name, elsewhere.empty() ? "" : elsewhere + "; ",
                     known.empty() ? "none" : known)
           .str());
+}
+
+/// The .calgo files to read for `req`, in order, each real file once.
+std::vector<std::string> userFiles(UserRequest &req) {
+  std::vector<std::string> out;
+  std::set<std::string> seen;
+  auto add = [&](const std::string &path) {
+    llvm::SmallString<256> real;
+    if (llvm::sys::fs::real_path(path, real))
+      real = path; // parseFile reports it
+    if (seen.insert(real.str().str()).second)
+      out.push_back(path);
+  };
+  for (const std::string &folder : req.folders) {
+    if (!llvm::sys::fs::is_directory(folder)) {
+      req.errors.push_back("library folder '" + folder + "': " +
+                           (llvm::sys::fs::exists(folder) ? "not a folder"
+                                                          : "no such folder"));
+      continue;
+    }
+    std::error_code ec;
+    std::vector<std::string> names;
+    for (llvm::sys::fs::directory_iterator it(folder, ec), end; it != end && !ec;
+         it.increment(ec))
+      if (llvm::StringRef(it->path()).endswith(".calgo") &&
+          !llvm::sys::fs::is_directory(it->path()))
+        names.push_back(it->path());
+    if (ec) {
+      req.errors.push_back("library folder '" + folder + "': " + ec.message());
+      continue;
+    }
+    std::sort(names.begin(), names.end());
+    for (const std::string &n : names)
+      add(n);
+  }
+  for (const std::string &f : req.files)
+    add(f);
+  return out;
+}
+
+void Library::addUser(UserRequest &req) {
+  for (const std::string &path : userFiles(req)) {
+    llvm::Expected<lang::Module> m = lang::parseFile(path);
+    if (!m) {
+      req.errors.push_back(llvm::toString(m.takeError()));
+      continue;
+    }
+    if (const Algorithm *other = find(m->collective, m->name)) {
+      req.errors.push_back(llvm::formatv("{0}: the {1} algorithm '{2}' is already {3}; rename "
+                                         "one of them",
+                                         path, ir::name(m->collective), m->name,
+                                         other->user ? "defined by '" + other->file.str() + "'"
+                                                     : "the library's (" + other->file.str() +
+                                                           ", collc list)")
+                               .str());
+      continue;
+    }
+    modules.push_back(std::move(*m));
+    lang::Module &mod = modules.back();
+    mod.resolver = &resolver;
+    paths.push_back(path);
+    Algorithm a{mod.name, mod.collective, mod.commutative, mod.inPlace,
+                mod.summary, paths.back(), &mod, /*user=*/true};
+    // After the last algorithm of its collective (or at the end).
+    size_t at = table.size();
+    for (size_t i = table.size(); i-- > 0;)
+      if (table[i].collective == a.collective) {
+        at = i + 1;
+        break;
+      }
+    table.insert(table.begin() + std::ptrdiff_t(at), a);
+  }
+  // What a file runs must resolve; a file that fails is left out, which may
+  // fail another that runs it, so until none does.
+  for (bool dropped = true; dropped;) {
+    dropped = false;
+    for (size_t i = 0; i < table.size(); ++i) {
+      if (!table[i].user)
+        continue;
+      llvm::Expected<bool> c = lang::needsCommutative(*table[i].module, {});
+      if (c) {
+        table[i].needsCommutative = *c;
+        continue;
+      }
+      req.errors.push_back(table[i].file.str() + ": " + llvm::toString(c.takeError()));
+      table.erase(table.begin() + std::ptrdiff_t(i));
+      dropped = true;
+      break;
+    }
+  }
+  if (!req.keepGoing && !req.errors.empty())
+    llvm::erase_if(table, [](const Algorithm &a) { return a.user; });
 }
 
 const Library &library() {
@@ -178,6 +310,42 @@ ir::Plan Algorithm::build(const GenOptions &o) const {
   return std::move(*plan);
 }
 
+llvm::Error addUserAlgorithms(llvm::ArrayRef<std::string> folders,
+                              llvm::ArrayRef<std::string> files,
+                              std::vector<std::string> *skipped) {
+  if (folders.empty() && files.empty())
+    return llvm::Error::success();
+  if (registryBuilt)
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   "internal error: user algorithms added after the registry "
+                                   "was built");
+  UserRequest &req = userRequest();
+  req.folders = folders.vec();
+  req.files = files.vec();
+  req.keepGoing = skipped != nullptr;
+  (void)library();
+  if (req.errors.empty())
+    return llvm::Error::success();
+  if (skipped) {
+    skipped->insert(skipped->end(), req.errors.begin(), req.errors.end());
+    return llvm::Error::success();
+  }
+  std::string all;
+  for (const std::string &e : req.errors)
+    all += (all.empty() ? "" : "\n") + e;
+  return llvm::createStringError(llvm::inconvertibleErrorCode(), all);
+}
+
+std::vector<std::string> splitLibraryPath(llvm::StringRef value) {
+  llvm::SmallVector<llvm::StringRef, 8> parts;
+  value.split(parts, ':', -1, /*KeepEmpty=*/false);
+  std::vector<std::string> out;
+  for (llvm::StringRef p : parts)
+    if (!p.trim().empty())
+      out.push_back(p.trim().str());
+  return out;
+}
+
 llvm::ArrayRef<Algorithm> algorithms() { return library().table; }
 
 const Algorithm *findAlgorithm(ir::Collective c, llvm::StringRef name) {
@@ -185,17 +353,7 @@ const Algorithm *findAlgorithm(ir::Collective c, llvm::StringRef name) {
 }
 
 std::string elsewhereNote(ir::Collective c, llvm::StringRef name) {
-  std::vector<llvm::StringRef> others;
-  for (const Algorithm &a : algorithms())
-    if (a.collective != c && a.name == name &&
-        llvm::find(others, ir::name(a.collective)) == others.end())
-      others.push_back(ir::name(a.collective));
-  if (others.empty())
-    return "";
-  std::string list;
-  for (size_t i = 0; i < others.size(); ++i)
-    list += (i == 0 ? "" : i + 1 == others.size() ? " and " : ", ") + others[i].str();
-  return "'" + name.str() + "' is " + ir::article(list).str() + " " + list + " algorithm";
+  return elsewhereIn(algorithms(), c, name);
 }
 
 llvm::Expected<ir::Plan> generate(ir::Collective c, llvm::StringRef name,

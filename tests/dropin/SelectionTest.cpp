@@ -264,3 +264,26 @@ TEST(Select, UnknownNamesAndFailedVerificationFallBackToTheDefault) {
   EXPECT_TRUE(s.native);
   EXPECT_TRUE(s.noPlan);
 }
+
+TEST(Select, AForcedAlgorithmWhoseRequireRefusesTheCommunicatorGivesWayToTheDefault) {
+  Config cfg;
+  cfg.forced[0] = "swing_latency"; // require p == pof2(p)
+  PlanQuery q = generators();
+  q.generatorFits = [](Coll c, std::string_view n, uint32_t root) {
+    const sched::Algorithm *a = sched::findAlgorithm(toIr(c), llvm::StringRef(n.data(), n.size()));
+    sched::GenOptions o;
+    o.ranks = 6;
+    o.root = root;
+    return a && a->accepts(o);
+  };
+  Selection s = select(cfg, call(Coll::Allreduce, 6, 8), {}, q);
+  EXPECT_EQ(s.substitution, Substitution::DoesNotFit);
+  EXPECT_EQ(s.algorithm, "recursive_doubling");
+  EXPECT_NE(s.detail.find("instead of swing_latency (COLLC_ALGORITHM) does not fit"), std::string::npos)
+      << s.detail;
+  // Where it fits it serves.
+  q.generatorFits = [](Coll, std::string_view, uint32_t) { return true; };
+  s = select(cfg, call(Coll::Allreduce, 8, 8), {}, q);
+  EXPECT_EQ(s.substitution, Substitution::None);
+  EXPECT_EQ(s.algorithm, "swing_latency");
+}

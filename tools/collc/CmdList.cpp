@@ -9,7 +9,7 @@
 namespace collc::tool {
 
 llvm::cl::SubCommand &ListCommand() {
-  static llvm::cl::SubCommand sub("list", "List the algorithm library (schedules/*.calgo) and its properties");
+  static llvm::cl::SubCommand sub("list", "List the algorithms (the library's schedules/*.calgo and the user's --library files) and their properties");
   return sub;
 }
 

@@ -8,6 +8,7 @@
 #include "tune/Tuner.h"
 #include "runtime/kernels/Kernels.h"
 #include "schedules/Generators.h"
+#include "ir/Wording.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/FileSystem.h"
@@ -55,8 +56,9 @@ cl::opt<bool> noncommutative("noncommutative",
                              cl::desc("Only plans proven for non-commutative operations"),
                              cl::sub(TuneCommand()), cl::cat(category()));
 cl::opt<std::string> algorithmsFlag("algorithms",
-                                    cl::desc("Only these library algorithms (default: all of "
-                                             "the collective)"),
+                                    cl::desc("Only these algorithms: names (collc list) or "
+                                             "files ending in .calgo (default: all of the "
+                                             "collective)"),
                                     cl::value_desc("a,b"), cl::sub(TuneCommand()),
                                     cl::cat(category()));
 cl::opt<std::string> segmentsFlag("segments",
@@ -144,6 +146,22 @@ llvm::Expected<tune::TuneOptions> optionsFromFlags() {
   o.sizes = std::move(*sizes);
   o.noncommutative = noncommutative;
   o.candidates.algorithms = names(algorithmsFlag);
+  // A file (added to the registry by loadUserLibraries) is its algorithm.
+  auto sameFile = [](llvm::StringRef a, llvm::StringRef b) {
+    llvm::SmallString<256> ra, rb;
+    return a == b || (!llvm::sys::fs::real_path(a, ra) && !llvm::sys::fs::real_path(b, rb) &&
+                      ra == rb);
+  };
+  for (std::string &n : o.candidates.algorithms)
+    if (llvm::StringRef(n).endswith(".calgo"))
+      for (const sched::Algorithm &a : sched::algorithms())
+        if (a.user && sameFile(a.file, n)) {
+          if (a.collective != o.collective)
+            return misuse(llvm::formatv("--algorithms: '{0}' is {1} {2} algorithm, not {3}", n,
+                                        ir::article(ir::name(a.collective)),
+                                        ir::name(a.collective), ir::name(o.collective)));
+          n = a.name.str();
+        }
   for (const std::string &a : o.candidates.algorithms)
     if (!sched::findAlgorithm(o.collective, a))
       return misuse(llvm::formatv("--algorithms: '{0}' is not an algorithm of {1} (collc list)",

@@ -29,6 +29,11 @@ int reportReadError(llvm::Error err);
 /// Writes `text` to `path` ("-" = stdout); returns false after reporting.
 bool writeOutput(llvm::StringRef path, llvm::StringRef text);
 
+/// Adds the user's algorithms to the registry (--library DIR, COLLC_LIBRARY,
+/// and the .calgo files of `tune --algorithms`), reading them from argv
+/// before the options are parsed; false after printing one line per error.
+bool loadUserLibraries(int argc, char **argv);
+
 struct Command {
   llvm::cl::SubCommand *sub;
   int (*run)();

@@ -72,7 +72,7 @@ struct Usage {
   llvm::StringRef command, line;
 };
 const Usage usages[] = {
-    {"list", "collc list                         algorithms and their properties"},
+    {"list", "collc list [--library DIR]         algorithms and their properties"},
     {"gen", "collc gen ALG|FILE.calgo [--collective C] --ranks P [--root R] [--set K=V] "
             "[--topology T [--mapping M]] [--max-ops N] [-o FILE]"},
     {"verify", "collc verify FILE|FILE.cplan|FILE.cbundle|FILE.calgo|ALG|- [--ranks A..B [--root R|--roots all] "
@@ -108,7 +108,11 @@ std::string overview(llvm::StringRef command) {
     std::string text = u.line.str() + "\n";
     if (command == "gen") {
       text += "\nCollectives and their algorithms (collc list describes them):\n";
-      for (ir::Collective c : {ir::Collective::Allreduce, ir::Collective::Reduce}) {
+      std::vector<ir::Collective> order; // the registry's
+      for (const sched::Algorithm &a : sched::algorithms())
+        if (llvm::find(order, a.collective) == order.end())
+          order.push_back(a.collective);
+      for (ir::Collective c : order) {
         text += "  " + ir::name(c).str() + ":";
         for (const sched::Algorithm &a : sched::algorithms())
           if (a.collective == c)
@@ -151,6 +155,8 @@ int main(int argc, char **argv) {
            << unsigned(rt::format::version) << ")\n";
       });
   llvm::cl::HideUnrelatedOptions(category());
+  if (!loadUserLibraries(argc, argv))
+    return Misuse;
   const std::string text = overview(argc > 1 ? llvm::StringRef(argv[1]) : "");
   if (!llvm::cl::ParseCommandLineOptions(argc, argv, text, &llvm::errs()))
     return Misuse;
