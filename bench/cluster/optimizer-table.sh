@@ -56,7 +56,7 @@ for line in open(os.path.join(work, "bench.json")):
         continue
     stem, level = os.path.splitext(os.path.splitext(r["plan"])[0])
     yaml = os.path.join(work, "plans", os.path.splitext(r["plan"])[0] + ".yaml")
-    out = subprocess.run([collc, "simulate", yaml, "--topology", os.path.join(work, "emulated.yaml"),
+    out = subprocess.run([collc, "simulate", yaml, "-O0", "--topology", os.path.join(work, "emulated.yaml"),
                           "--bytes", str(r["bytes"]), "--json"],
                          capture_output=True, text=True, check=True).stdout
     got[(stem, r["bytes"], level)] = (r["plan_us"], json.loads(out)["time"] * 1e6)

@@ -16,7 +16,7 @@ for line in open(bench):
     if r.get("plan_us") is None:
         continue
     yaml = os.path.join(work, os.path.splitext(os.path.basename(r["plan"]))[0] + ".yaml")
-    out = subprocess.run([collc, "simulate", yaml, "--topology", topo, "--bytes", str(r["bytes"]),
+    out = subprocess.run([collc, "simulate", yaml, "-O0", "--topology", topo, "--bytes", str(r["bytes"]),
                           "--json"], capture_output=True, text=True, check=True).stdout
     pred = json.loads(out)["time"] * 1e6
     name = os.path.basename(os.path.splitext(r["plan"])[0])

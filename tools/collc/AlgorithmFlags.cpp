@@ -4,12 +4,17 @@
 
 #include "tools/collc/Commands.h"
 
+#include "compiler/Disasm.h"
 #include "lang/Parser.h"
 #include "ir/PlanIO.h"
+#include "ir/Wording.h"
+#include "runtime/bytecode/Bundle.h"
+#include "runtime/bytecode/Format.h"
 #include "schedules/Generators.h"
 
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/MemoryBuffer.h"
 
 #include <cctype>
 
@@ -204,7 +209,8 @@ llvm::Error refuseAlgorithmFlags(llvm::StringRef input, bool allowTopology) {
   // simulate's --topology is also the machine any plan runs on, and opt's
   // and compile's the machine the passes are weighed on.
   const bool machine =
-      allowTopology || bool(SimulateCommand()) || bool(OptCommand()) || bool(CompileCommand());
+      allowTopology || bool(SimulateCommand()) || bool(OptCommand()) || bool(CompileCommand()) ||
+      bool(DrawCommand());
   if (ranks.empty() && sets.empty() &&
       (machine || (topologyFlag.empty() && mappingFlag.empty())))
     return llvm::Error::success();
@@ -213,13 +219,60 @@ llvm::Error refuseAlgorithmFlags(llvm::StringRef input, bool allowTopology) {
                               input));
 }
 
+std::string describe(InputForm form, uint32_t ranks) {
+  switch (form) {
+  case InputForm::Text:
+    return "plan text";
+  case InputForm::Compiled:
+    return "compiled plan";
+  case InputForm::Algorithm:
+    return "algorithm, instantiated for " + ir::counted(ranks, "rank");
+  }
+  return "";
+}
+
+namespace {
+/// A plan file: text, or a compiled plan by its first bytes.
+llvm::Expected<ir::Plan> readPlanInput(llvm::StringRef input, InputForm *form) {
+  auto buf = llvm::MemoryBuffer::getFileOrSTDIN(input, /*IsText=*/false);
+  if (!buf)
+    return llvm::make_error<ir::PlanReadError>(
+        ir::ReadErrorKind::Io,
+        llvm::formatv("cannot read '{0}': {1}", input, buf.getError().message()).str());
+  const llvm::StringRef data = (*buf)->getBuffer();
+  const std::span<const uint8_t> bytes(reinterpret_cast<const uint8_t *>(data.data()),
+                                       data.size());
+  const llvm::StringRef name = input == "-" ? llvm::StringRef("<stdin>") : input;
+  if (rt::looksLikeBundle(bytes))
+    return misuse(llvm::formatv("'{0}' is a bundle, which holds several plans; take one with "
+                                "'collc bundle --list {0}' and 'collc bundle --extract {0} "
+                                "--entry N -o FILE.cplan'",
+                                name));
+  if (data.size() >= 4 && std::equal(rt::format::magic, rt::format::magic + 4, bytes.begin())) {
+    if (form)
+      *form = InputForm::Compiled;
+    llvm::Expected<ir::Plan> plan =
+        compiler::disassemble(llvm::ArrayRef<uint8_t>(bytes.data(), bytes.size()));
+    if (!plan)
+      return misuse(name + ": " + llvm::toString(plan.takeError()));
+    return plan;
+  }
+  if (form)
+    *form = InputForm::Text;
+  return ir::parsePlan(data, name);
+}
+} // namespace
+
 llvm::Expected<ir::Plan> loadPlan(llvm::StringRef input, const lang::Module **module,
-                                  lang::InstantiateOptions *used, uint64_t maxOps) {
+                                  lang::InstantiateOptions *used, uint64_t maxOps,
+                                  InputForm *form) {
   if (!isAlgorithm(input)) {
     if (llvm::Error e = refuseAlgorithmFlags(input))
       return e;
-    return ir::readPlanFile(input);
+    return readPlanInput(input, form);
   }
+  if (form)
+    *form = InputForm::Algorithm;
   llvm::Expected<const lang::Module *> m = algorithmFromFlags(input);
   if (!m)
     return m.takeError();

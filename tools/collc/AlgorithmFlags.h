@@ -64,13 +64,26 @@ llvm::Expected<lang::InstantiateOptions> instantiateOptionsFromFlags(uint32_t p,
 /// always under simulate).
 llvm::Error refuseAlgorithmFlags(llvm::StringRef input, bool allowTopology = false);
 
-/// The plan `input` names: a format-v1 file ("-" = stdin), or an algorithm
-/// (isAlgorithm) instantiated for --ranks P and the other flags (which a plan
-/// file refuses), at most `maxOps` ops. `module` receives the algorithm, if
-/// any, and `used` the options it was instantiated with.
+/// Which of the three forms of a plan a command read.
+enum class InputForm {
+  Text,      ///< format v1 (YAML)
+  Compiled,  ///< a .cplan (bytecode), disassembled
+  Algorithm, ///< an algorithm file or library algorithm, instantiated
+};
+
+/// "plan text", "compiled plan", "algorithm, instantiated for 4 ranks".
+std::string describe(InputForm form, uint32_t ranks);
+
+/// The plan `input` names: a format-v1 file or a compiled plan (.cplan,
+/// recognized by its bytes; "-" = stdin), or an algorithm (isAlgorithm)
+/// instantiated for --ranks P and the other flags (which a plan file
+/// refuses), at most `maxOps` ops. A bundle is an error (it holds several
+/// plans). `module` receives the algorithm, if any, `used` the options it was
+/// instantiated with, and `form` which form it was.
 llvm::Expected<ir::Plan> loadPlan(llvm::StringRef input, const lang::Module **module,
                                   lang::InstantiateOptions *used,
-                                  uint64_t maxOps = uint64_t(1) << 24);
+                                  uint64_t maxOps = uint64_t(1) << 24,
+                                  InputForm *form = nullptr);
 
 /// Prints the diagnostics one a line, each with what the algorithm's program
 /// was doing when it emitted the op (its loop variables, and the runs it is

@@ -38,17 +38,18 @@ cl::opt<bool> noVerify("no-verify", cl::desc("Compile even a plan that does not 
 } // namespace
 
 int runCompile() {
-  llvm::Expected<compiler::PipelineOptions> opts = pipelineOptionsFromFlags();
-  if (!opts)
-    return reportMisuse(opts.takeError());
-  std::vector<std::string> undone;
-  if (llvm::Error e = weighPassesOnMachine(*opts, undone))
-    return reportMisuse(std::move(e));
+  FlagPipeline pipe;
+  if (int rc = pipelineFromFlags(pipe); rc != Success)
+    return rc;
+  compiler::PipelineOptions *opts = &pipe.opts;
+  const std::vector<std::string> &undone = pipe.undone;
   const lang::Module *module = nullptr;
   lang::InstantiateOptions used;
-  llvm::Expected<ir::Plan> plan = loadPlan(input, &module, &used);
+  InputForm form = InputForm::Text;
+  llvm::Expected<ir::Plan> plan = loadPlan(input, &module, &used, uint64_t(1) << 24, &form);
   if (!plan)
     return reportReadError(plan.takeError());
+  const uint32_t ranks = plan->shape.ranks;
   const llvm::StringRef inName = input == "-" ? llvm::StringRef("<stdin>") : input;
 
   compiler::VerifyResult result;
@@ -121,6 +122,7 @@ int runCompile() {
     os << "bytes: " << bytes.size() << '\n';
     os << llvm::formatv("bytes-per-op: {0:F2}\n",
                         planStats.ops ? double(bytes.size()) / double(planStats.ops) : 0.0);
+    os << "input: " << describe(form, ranks) << '\n';
   }
   reportUndone(*opts, undone, stats, llvm::outs());
   return Success;

@@ -2,6 +2,7 @@
 #include "tools/collc/AlgorithmFlags.h"
 #include "tools/collc/Commands.h"
 #include "tools/collc/DrawVerdict.h"
+#include "tools/collc/PipelineFlags.h"
 
 #include "compiler/Disasm.h"
 #include "model/Simulator.h"
@@ -57,9 +58,11 @@ llvm::Error misuse(const llvm::Twine &message) {
 
 /// The plan `input` names: a plan file (YAML or .cplan), an algorithm file, or
 /// a library algorithm.
-llvm::Expected<ir::Plan> planFromInput() {
+/// What draw refuses of a plan file before reading it (an algorithm takes
+/// every flag).
+llvm::Error checkPlanFlags() {
   if (isAlgorithm(input))
-    return loadPlan(input, nullptr, nullptr);
+    return llvm::Error::success();
   if (bytesFlag.empty()) {
     llvm::Expected<const model::Topology *> topo = topologyFromFlags();
     if (!topo)
@@ -68,17 +71,7 @@ llvm::Expected<ir::Plan> planFromInput() {
       return misuse("--topology without --bytes: the plan '" + input +
                     "' is drawn as it is; add --bytes N to draw it at its simulated times");
   }
-  if (llvm::Error e = refuseAlgorithmFlags(input, /*allowTopology=*/true))
-    return e;
-  auto buf = llvm::MemoryBuffer::getFileOrSTDIN(input, /*IsText=*/false);
-  if (!buf)
-    return misuse("cannot read '" + input + "': " + buf.getError().message());
-  const llvm::StringRef data = (*buf)->getBuffer();
-  if (data.startswith("\x7f"
-                      "CPL"))
-    return compiler::disassemble(
-        llvm::ArrayRef<uint8_t>(reinterpret_cast<const uint8_t *>(data.data()), data.size()));
-  return ir::parsePlan(data, input == "-" ? llvm::StringRef("<stdin>") : llvm::StringRef(input));
+  return refuseAlgorithmFlags(input, /*allowTopology=*/true);
 }
 
 /// What --bytes asks for: the machine, the size and the element type.
@@ -124,11 +117,17 @@ int runDraw() {
   llvm::Expected<std::optional<SimRequest>> sim = simRequestFromFlags();
   if (!sim)
     return reportMisuse(sim.takeError());
-  llvm::Expected<ir::Plan> plan = planFromInput();
-  if (!plan)
-    return reportReadError(plan.takeError());
+  if (llvm::Error e = checkPlanFlags())
+    return reportReadError(std::move(e));
+  // As tune and the drop-in run it (-O2), unless -O0 or compiled already.
+  ShownPlan shown;
+  if (int rc = loadShownPlan(input, shown); rc != Success)
+    return rc;
+  const ir::Plan *plan = &shown.plan;
   draw::DrawOptions opts;
-  opts.title = title;
+  opts.title = title.empty() ? draw::defaultTitle(*plan) + " (" + shown.input + ", " +
+                                   shown.optimized + ")"
+                             : title.getValue();
   if (!*sim)
     return writeOutput(output, draw::drawPlan(*plan, opts, *kind)) ? Success : Misuse;
 

@@ -7,6 +7,7 @@
 
 #include "lang/Instantiator.h"
 #include "model/Simulator.h"
+#include "dropin/RankCompile.h"
 #include "dropin/Selection.h"
 #include "ir/Plan.h"
 #include "runtime/bytecode/Bundle.h"
@@ -78,6 +79,11 @@ cl::opt<bool> noPrune("no-prune",
                       cl::desc("--by model: simulate every algorithm at every size (tests "
                                "compare this with the pruned search)"),
                       cl::Hidden, cl::sub(ExplainCommand()), cl::cat(category()));
+cl::opt<unsigned> optLevel("O", cl::Prefix,
+                           cl::desc("With --topology: predict the plans as the drop-in runs them "
+                                    "(2, its -O2 pipeline; default) or as written (0)"),
+                           cl::value_desc("N"), cl::init(2), cl::sub(ExplainCommand()),
+                           cl::cat(category()));
 cl::opt<std::string> dtype("dtype",
                            cl::desc("With --topology: the element type, its size and reduce "
                                     "cost (instead of --type-size; default double)"),
@@ -123,8 +129,8 @@ public:
   /// Plans with more ops than this are not simulated (the hover says so).
   static constexpr uint64_t maxOps = uint64_t(1) << 22;
 
-  Predictor(const model::Topology &topo, uint32_t elemBytes, double gamma)
-      : topo_(topo), elemBytes_(elemBytes), gamma_(gamma) {}
+  Predictor(const model::Topology &topo, uint32_t elemBytes, double gamma, bool optimize)
+      : topo_(topo), elemBytes_(elemBytes), gamma_(gamma), optimize_(optimize) {}
 
   /// Moves to rank count p, dropping the plans of the previous one.
   llvm::Error setRanks(uint32_t p) {
@@ -238,12 +244,20 @@ private:
       llvm::consumeError(plan.takeError());
       return "more than " + std::to_string(maxOps) + " ops: not simulated";
     }
-    return std::move(*plan);
+    if (!optimize_)
+      return std::move(*plan);
+    // The drop-in's pipeline (its passes are proven where it runs them).
+    llvm::Expected<ir::Plan> optimized =
+        compiler::optimize(std::move(*plan), dropin::dropinPipeline(/*verifyEach=*/false));
+    if (!optimized)
+      return "-O2 refused: " + llvm::toString(optimized.takeError());
+    return std::move(*optimized);
   }
 
   const model::Topology &topo_;
   uint32_t elemBytes_;
   double gamma_;
+  bool optimize_;
   uint32_t p_ = 0;
   std::optional<model::Placement> placement_;
   std::shared_ptr<const lang::Layout> layout_;
@@ -360,7 +374,10 @@ int runExplain() {
       return reportMisuse(misuse(llvm::formatv("--ranks up to {0}, but the topology '{1}' has "
                                                "only {2} slots",
                                                hi, topo->name, topo->capacity())));
-    predictor.emplace(*topo, elemBytes, gamma);
+    if (optLevel != 0 && optLevel != 2)
+      return reportMisuse(misuse("-O" + std::to_string(optLevel) +
+                                 ": explain predicts with -O2 (the drop-in's pipeline) or -O0"));
+    predictor.emplace(*topo, elemBytes, gamma, optLevel == 2);
   }
 
   draw::Heatmap h;
@@ -373,7 +390,8 @@ int runExplain() {
   h.subtitle = "the algorithm the default table picks per rank count (rows) and bytes per rank "
                "(columns); COLLC_ALGORITHM, rules and plan files come first";
   if (topo)
-    h.subtitle += "; hover: the time predicted on " + topo->name;
+    h.subtitle += "; hover: the time predicted on " + topo->name +
+                  (optLevel == 2 ? " (plans at -O2, as the drop-in runs them)" : " (plans as written, -O0)");
   if (byModel) {
     h.title = std::string("drop-in default and the model's fastest on ") + topo->name + ": " +
               dropin::name(coll) + ", " + op + ", " + elements;

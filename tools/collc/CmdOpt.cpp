@@ -31,15 +31,16 @@ cl::opt<bool> stats("stats", cl::desc("Print key: value statistics of the optimi
 
 int runOpt() {
   // Misuse (an unknown pass, a bad level) is exit 2, before reading anything.
-  llvm::Expected<compiler::PipelineOptions> opts = pipelineOptionsFromFlags();
-  if (!opts)
-    return reportMisuse(opts.takeError());
-  std::vector<std::string> undone;
-  if (llvm::Error e = weighPassesOnMachine(*opts, undone))
-    return reportMisuse(std::move(e));
-  llvm::Expected<ir::Plan> plan = loadPlan(input, nullptr, nullptr);
+  FlagPipeline pipe;
+  if (int rc = pipelineFromFlags(pipe); rc != Success)
+    return rc;
+  compiler::PipelineOptions *opts = &pipe.opts;
+  const std::vector<std::string> &undone = pipe.undone;
+  InputForm form = InputForm::Text;
+  llvm::Expected<ir::Plan> plan = loadPlan(input, nullptr, nullptr, uint64_t(1) << 24, &form);
   if (!plan)
     return reportReadError(plan.takeError());
+  const uint32_t ranks = plan->shape.ranks;
   llvm::Expected<ir::Plan> result = compiler::optimize(std::move(*plan), *opts);
   if (!result) {
     llvm::errs() << "collc: " << llvm::toString(result.takeError()) << '\n';
@@ -47,8 +48,10 @@ int runOpt() {
   }
   if (!writeOutput(output, ir::printPlan(*result)))
     return Misuse;
-  if (stats)
+  if (stats) {
     compiler::printStats(compiler::verify(*result).stats, llvm::outs());
+    llvm::outs() << "input: " << describe(form, ranks) << '\n';
+  }
   reportUndone(*opts, undone, stats, llvm::outs());
   return Success;
 }

@@ -2,6 +2,7 @@
 // topology (docs/topology.md, "collc simulate").
 #include "tools/collc/AlgorithmFlags.h"
 #include "tools/collc/Commands.h"
+#include "tools/collc/PipelineFlags.h"
 
 #include "model/Simulator.h"
 #include "ir/PlanIO.h"
@@ -68,14 +69,15 @@ std::string lineOf(const ir::Plan &plan, uint32_t rank, uint32_t index) {
   return (plan.source.empty() ? std::string("line") : plan.source) + ":" + std::to_string(line);
 }
 
-void printText(const ir::Plan &plan, const model::Topology &topo, const model::Placement &pl,
-               const model::SimResult &r, uint64_t bytes, uint32_t elemBytes,
-               llvm::raw_ostream &os) {
+void printText(const ir::Plan &plan, const ShownPlan &how, const model::Topology &topo,
+               const model::Placement &pl, const model::SimResult &r, uint64_t bytes,
+               uint32_t elemBytes, llvm::raw_ostream &os) {
   const uint32_t p = plan.shape.ranks;
   os << llvm::formatv("plan: {0} ({1}, {2}, {3}){4}\n", plan.algorithm,
                       ir::name(plan.shape.collective), ir::counted(p, "rank"),
                       ir::counted(plan.shape.chunks, "chunk"),
                       plan.source.empty() ? std::string() : " from " + plan.source);
+  os << "read: " << how.input << ", " << how.optimized << '\n';
   os << llvm::formatv("topology: {0} ({1} level{2})\n", topo.name, topo.levels.size(),
                       topo.levels.size() == 1 ? "" : "s");
   os << llvm::formatv("bytes: {0} ({1} of {2})\n", bytes, ir::counted(bytes / elemBytes, "element"),
@@ -193,8 +195,9 @@ private:
   bool first = true, afterKey = false;
 };
 
-void printJson(const ir::Plan &plan, const model::Topology &topo, const model::Placement &pl,
-               const model::SimResult &r, uint64_t bytes, llvm::raw_ostream &os) {
+void printJson(const ir::Plan &plan, const ShownPlan &how, const model::Topology &topo,
+               const model::Placement &pl, const model::SimResult &r, uint64_t bytes,
+               llvm::raw_ostream &os) {
   // Keys in sorted order, as llvm::json prints an object.
   JsonWriter j(os);
   j.object([&] {
@@ -234,6 +237,7 @@ void printJson(const ir::Plan &plan, const model::Topology &topo, const model::P
       for (double t : r.rankFinish)
         j.value(t);
     });
+    j.attribute("input", how.input);
     j.key("levels");
     j.array([&] {
       for (size_t l = 0; l < topo.levels.size(); ++l)
@@ -243,6 +247,7 @@ void printJson(const ir::Plan &plan, const model::Topology &topo, const model::P
           j.attribute("name", topo.levels[l].name);
         });
     });
+    j.attribute("optimized", how.optimized);
     j.attribute("ranks", int64_t(plan.shape.ranks));
     if (!plan.source.empty())
       j.attribute("source", plan.source);
@@ -273,9 +278,11 @@ int runSimulate() {
   // An algorithm is instantiated for this machine (AlgorithmFlags), and
   // simulated on it placed the same way.
   const model::Topology *topo = *machine;
-  llvm::Expected<ir::Plan> plan = loadPlan(input, nullptr, nullptr);
-  if (!plan)
-    return reportReadError(plan.takeError());
+  // As tune and the drop-in run it: optimized (-O2, weighed on the machine).
+  ShownPlan how;
+  if (int rc = loadShownPlan(input, how); rc != Success)
+    return rc;
+  const ir::Plan *plan = &how.plan;
   llvm::Expected<model::Placement> pl = model::place(*topo, plan->shape.ranks);
   if (!pl)
     return reportMisuse(pl.takeError());
@@ -289,9 +296,9 @@ int runSimulate() {
     return Refused;
   }
   if (json)
-    printJson(*plan, *topo, *pl, *r, opts.bytes, llvm::outs());
+    printJson(*plan, how, *topo, *pl, *r, opts.bytes, llvm::outs());
   else
-    printText(*plan, *topo, *pl, *r, opts.bytes, elemBytes, llvm::outs());
+    printText(*plan, how, *topo, *pl, *r, opts.bytes, elemBytes, llvm::outs());
   return Success;
 }
 

@@ -78,13 +78,13 @@ const Usage usages[] = {
     {"verify", "collc verify FILE|FILE.cplan|FILE.cbundle|FILE.calgo|ALG|- [--ranks A..B [--root R|--roots all] "
                "[--set K=V] [--topology T [--mapping M]] [--collective C] [--cache DIR]] [--noncommutative] "
                "[--require-identical] [--max-errors N] [--stats]"},
-    {"opt", "collc opt FILE|FILE.calgo|- [--ranks P ...] [-O0|-O1|-O2] [--passes=a,b] "
+    {"opt", "collc opt FILE|FILE.cplan|FILE.calgo|- [--ranks P ...] [-O0|-O1|-O2] [--passes=a,b] "
             "[--topology T [--cost-sizes a,b]] [-o FILE] [--print-after-all] [--stats]"},
-    {"compile", "collc compile FILE|FILE.calgo|- [--ranks P ...] -o FILE.cplan [-O0|-O1|-O2] "
+    {"compile", "collc compile FILE|FILE.cplan|FILE.calgo|- [--ranks P ...] -o FILE.cplan [-O0|-O1|-O2] "
                 "[--topology T [--cost-sizes a,b]] [--stats] [--no-verify]"},
     {"disasm", "collc disasm FILE.cplan [-o FILE.yaml]"},
-    {"simulate", "collc simulate FILE|FILE.calgo|ALG --topology T [--ranks P ...] --bytes N "
-                 "[--dtype D] [--json] [--max-path N]"},
+    {"simulate", "collc simulate FILE|FILE.cplan|FILE.calgo|ALG --topology T [--ranks P ...] "
+                 "--bytes N [-O0|-O1|-O2] [--dtype D] [--json] [--max-path N]"},
     {"tune", "collc tune --topology T --ranks P [--collective C] [--sizes MIN..MAX] "
              "[--noncommutative] -o FILE.cbundle [--rules FILE] [--report FILE.md] [--json FILE] "
              "[--budget 60s]"},
@@ -92,8 +92,8 @@ const Usage usages[] = {
                   "[--max-bytes N] [--name NAME]"},
     {"bundle", "collc bundle FILE.cplan[@MIN-MAX]... -o FILE.cbundle | --list FILE.cbundle | "
                "--extract FILE.cbundle [--entry N] -o DIR|FILE"},
-    {"draw", "collc draw PLAN|FILE.calgo|ALG [--ranks P ...] [--topology T --bytes N] "
-             "-o FILE.svg|FILE.html"},
+    {"draw", "collc draw PLAN|FILE.cplan|FILE.calgo|ALG [--ranks P ...] [--topology T --bytes N] "
+             "[-O0|-O1|-O2] -o FILE.svg|FILE.html"},
     {"explain", "collc explain [--collective C] [--ranks A..B] [--sizes MIN..MAX] "
                 "[--topology T [--by model]] [--tuned FILE.json] -o FILE.svg|FILE.html"},
 };

@@ -1,7 +1,9 @@
 // tools/collc/PipelineFlags.h: the pass-pipeline options shared by
-// `collc opt` and `collc compile` (one definition, both subcommands).
+// `collc opt`, `compile`, `simulate` and `draw` (one definition).
 #ifndef COLLC_TOOLS_PIPELINEFLAGS_H
 #define COLLC_TOOLS_PIPELINEFLAGS_H
+
+#include "tools/collc/AlgorithmFlags.h"
 
 #include "compiler/passes/Pipeline.h"
 
@@ -23,6 +25,31 @@ llvm::Expected<compiler::PipelineOptions> pipelineOptionsFromFlags();
 /// list) are misuse.
 llvm::Error weighPassesOnMachine(compiler::PipelineOptions &opts,
                                  std::vector<std::string> &undone);
+
+/// The pipeline the flags ask for, weighed on --topology when given (its
+/// `undone` lines in `undone`: keep the struct where it is while it runs).
+struct FlagPipeline {
+  compiler::PipelineOptions opts;
+  std::vector<std::string> undone;
+};
+
+/// Fills `p` from the flags: Success, or Misuse after reporting (before any
+/// input is read).
+int pipelineFromFlags(FlagPipeline &p);
+
+/// A plan as simulate and draw show it, and how it came.
+struct ShownPlan {
+  ir::Plan plan;
+  std::string input;     ///< describe(form): "plan text", ...
+  std::string optimized; ///< "-O2", "-O0", "--passes" or "as compiled"
+};
+
+/// The plan `input` names (loadPlan) as simulate and draw show it: a compiled
+/// plan as compiled, else optimized by the pipeline flags (weighed on
+/// --topology when given; at -O0 as written, also unproven), notes on passes
+/// undone on stderr. Returns Success, or the exit code after reporting:
+/// misuse, unreadable input, or the pipeline's refusal (Refused).
+int loadShownPlan(llvm::StringRef input, ShownPlan &out);
 
 /// Reports undone passes: a note on stderr each, and with `stats` (when the
 /// passes were weighed) the count and lines in key: value form on `os`.

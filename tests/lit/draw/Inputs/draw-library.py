@@ -51,7 +51,7 @@ def main(collc, work, sim):
                 what = f"{coll} {alg} p={p} root={root}"
                 html = drawn % 4 == 3
                 out = os.path.join(work, "pic." + ("html" if html else "svg"))
-                res = subprocess.run([collc, "draw", *args, *sim, "-o", out],
+                res = subprocess.run([collc, "draw", *args, "-O0", *sim, "-o", out],
                                      capture_output=True, text=True)
                 if res.returncode != 0:
                     if "require" in res.stderr and res.returncode == 2:
@@ -110,7 +110,7 @@ def main(collc, work, sim):
                         bad.append(f"{what}: {got} ops drawn, the plan has {want}")
     for alg, p in (("ring", 65), ("rabenseifner", 100)):
         out = os.path.join(work, "big.svg")
-        res = subprocess.run([collc, "draw", alg, "--ranks", str(p), *sim, "-o", out],
+        res = subprocess.run([collc, "draw", alg, "--ranks", str(p), "-O0", *sim, "-o", out],
                              capture_output=True, text=True)
         what = f"allreduce {alg} p={p}"
         if res.returncode != 0:
