@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Renders collc's pictures in headless Chromium and checks what a person sees.
 
-1. `collc draw ring --ranks 4 -o ring.html`, screenshot as PNG: the page is not
+1. `collc draw ring --ranks 4 -O0 -o ring.html`, screenshot as PNG: the page is not
    blank; every op's box shows its kind's colour at the centre of where the
    SVG puts it, every arrow is drawn at its midpoint (grey, or red on the
    critical path), the lanes are drawn, the margin right of the last step is
@@ -12,7 +12,7 @@
 3. `collc explain --ranks 2..24 --sizes 8..1M -o choice.svg`, screenshot: each
    cell shows its algorithm's colour (the legend's), and the picture has as
    many distinct choices as the SVG says.
-4. `collc draw rabenseifner --ranks 6 --topology topologies/cluster-3level.yaml
+4. `collc draw rabenseifner --ranks 6 -O0 --topology topologies/cluster-3level.yaml
    --bytes 96K -o sim.svg` (ops at their simulated times), screenshot: every
    lane's line is drawn; every op box wide enough to see shows its kind's
    colour where its time puts it; every arrow is drawn at its midpoint and
@@ -158,7 +158,8 @@ def svg_of(path):
 
 def check_plan_page(collc, exe, work, ring_png):
     page = os.path.join(work, "ring.html")
-    subprocess.run([collc, "draw", "ring", "--ranks", "4", "-o", page], check=True)
+    # As written (-O0): the checks place what `collc gen` puts in the plan.
+    subprocess.run([collc, "draw", "ring", "--ranks", "4", "-O0", "-o", page], check=True)
     svg = svg_of(page)
     sw, sh = float(svg.get("width")), float(svg.get("height"))
     png = os.path.join(work, "ring.png")
@@ -272,7 +273,7 @@ def check_simulated_page(collc, exe, work, sim_png):
     path = os.path.join(work, "sim.svg")
     subprocess.run([collc, "draw", "rabenseifner", "--ranks", "6", "--topology",
                     os.path.join(src, "topologies", "cluster-3level.yaml"), "--bytes", "96K",
-                    "-o", path], check=True)
+                    "-O0", "-o", path], check=True)
     svg = svg_of(path)
     png = os.path.join(work, "sim.png")
     img = screenshot(exe, work, "file://" + path, png, int(float(svg.get("width"))),
