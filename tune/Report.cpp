@@ -30,6 +30,15 @@ std::string rangeForPeople(const Range &g) {
 
 const char *operations(bool commutative) { return commutative ? "commutative" : "any"; }
 
+/// The plan a range names in the rules: a candidate's name, or "native".
+std::string planOf(const TuneResult &r, const Range &g) {
+  return g.candidate == nativeRange ? std::string("native") : r.candidates[g.candidate].name;
+}
+
+/// "12.3 us at 8 B .. 45.6 us at 1 KiB": what --measure timed for the range's
+/// plan (or native MPI) at the first and last size in it.
+std::string measuredIn(const TuneResult &r, const Range &g);
+
 size_t countStatus(const TuneResult &r, Status s) {
   return size_t(std::count_if(r.candidates.begin(), r.candidates.end(),
                               [&](const CandidateResult &c) { return c.status == s; }));
@@ -48,11 +57,34 @@ std::vector<size_t> sizesIn(const TuneResult &r, const Range &g) {
 /// last size it was chosen at.
 std::string predictedIn(const TuneResult &r, const Range &g) {
   const std::vector<size_t> in = sizesIn(r, g);
-  if (in.empty())
+  if (in.empty() || g.candidate == nativeRange)
     return "-";
   const CandidateResult &c = r.candidates[g.candidate];
   auto at = [&](size_t s) {
     return formatSeconds(c.times[s].time) + " at " + formatBytes(r.options.sizes[s]);
+  };
+  return in.size() == 1 ? at(in.front()) : at(in.front()) + " .. " + at(in.back());
+}
+
+/// What --measure timed for candidate `c` (or native: nativeRange) at size
+/// index s; negative when it was not timed there.
+double measuredAt(const TuneResult &r, size_t c, size_t s) {
+  const Measurement &m = r.measured[s];
+  if (c == nativeRange)
+    return m.native;
+  for (size_t j = 0; j < m.timed.size(); ++j)
+    if (m.timed[j] == c)
+      return m.times[j];
+  return -1;
+}
+
+std::string measuredIn(const TuneResult &r, const Range &g) {
+  const std::vector<size_t> in = sizesIn(r, g);
+  if (in.empty() || r.measured.empty())
+    return "-";
+  auto at = [&](size_t s) {
+    const double t = measuredAt(r, g.candidate, s);
+    return (t < 0 ? std::string("-") : formatSeconds(t)) + " at " + formatBytes(r.options.sizes[s]);
   };
   return in.size() == 1 ? at(in.front()) : at(in.front()) + " .. " + at(in.back());
 }
@@ -104,9 +136,15 @@ std::string whyAt(const TuneResult &r, size_t s) {
   return why;
 }
 
+bool hasPlans(const TuneResult &r) {
+  return llvm::any_of(r.ranges, [](const Range &g) { return g.candidate != nativeRange; });
+}
+
 llvm::Expected<std::vector<uint8_t>> bundleOf(const TuneResult &r) {
   std::vector<rt::BundleEntry> entries;
   for (const Range &g : r.ranges) {
+    if (g.candidate == nativeRange) // a rule says native
+      continue;
     const CandidateResult &c = r.candidates[g.candidate];
     rt::Proof proof;
     llvm::Expected<ir::Plan> plan = compiler::disassemble(c.plan, &proof);
@@ -129,17 +167,25 @@ llvm::Expected<std::vector<uint8_t>> bundleOf(const TuneResult &r) {
 std::string rulesOf(const TuneResult &r, const OutputNames &names) {
   std::string s;
   llvm::raw_string_ostream os(s);
-  os << "# " << names.rules << ": written by collc tune (" << headline(r) << ").\n"
-     << "# Each rule names a plan of " << names.bundle
-     << "; load both (docs/tune.md):\n"
-     << "#   COLLC_PLAN_PATH=" << names.bundle << " COLLC_RULES=" << names.rules << '\n'
-     << "format: collc-rules/1\nrules:\n";
+  os << "# " << names.rules << ": written by collc tune (" << headline(r) << ").\n";
+  if (hasPlans(r))
+    os << "# Each rule names a plan of " << names.bundle
+       << (llvm::any_of(r.ranges, [](const Range &g) { return g.candidate == nativeRange; })
+               ? " or native MPI"
+               : "")
+       << "; load both (docs/tune.md):\n"
+       << "#   COLLC_PLAN_PATH=" << names.bundle << " COLLC_RULES=" << names.rules << '\n';
+  else
+    os << "# Native MPI was measured fastest at every size (no bundle); load the rules "
+       << "(docs/tune.md):\n"
+       << "#   COLLC_RULES=" << names.rules << '\n';
+  os << "format: collc-rules/1\nrules:\n";
   for (const Range &g : r.ranges)
     os << llvm::formatv("  - {collective: {0}, ranks: {1}, bytes: {2}, algorithm: {3}}\n",
                         ir::name(r.options.collective) == "reduce_scatter_block"
                             ? llvm::StringRef("reduce_scatter")
                             : ir::name(r.options.collective),
-                        r.options.ranks, rangeText(g), r.candidates[g.candidate].name);
+                        r.options.ranks, rangeText(g), planOf(r, g));
   return os.str();
 }
 
@@ -149,9 +195,14 @@ std::string summaryOf(const TuneResult &r) {
   os << "tuned " << headline(r) << ": " << countStatus(r, Status::Compiled) << " of "
      << r.candidates.size() << " candidates compiled and proven\n";
   const char *row = "  {0,-16} {1,-34} {2}\n";
-  os << llvm::formatv(row, "bytes", "plan", "predicted");
-  for (const Range &g : r.ranges) {
-    os << llvm::formatv(row, rangeText(g), r.candidates[g.candidate].name, predictedIn(r, g));
+  if (r.measured.empty()) {
+    os << llvm::formatv(row, "bytes", "plan", "predicted");
+    for (const Range &g : r.ranges)
+      os << llvm::formatv(row, rangeText(g), planOf(r, g), predictedIn(r, g));
+  } else {
+    os << llvm::formatv(row, "bytes", "plan", "measured");
+    for (const Range &g : r.ranges)
+      os << llvm::formatv(row, rangeText(g), planOf(r, g), measuredIn(r, g));
   }
   if (!r.budgetNote.empty())
     os << "budget: " << r.budgetNote << '\n';
@@ -189,11 +240,42 @@ std::string reportOf(const TuneResult &r, const OutputNames &names) {
      << "; " << (r.budgetNote.empty() ? "the search finished within it" : r.budgetNote)
      << "\n\n";
 
-  os << "## Summary\n\n| bytes | plan | operations | predicted |\n|---|---|---|---|\n";
+  const bool measured = !r.measured.empty();
+  os << "## Summary\n\n| bytes | plan | operations | predicted |"
+     << (measured ? " measured |\n|---|---|---|---|---|\n" : "\n|---|---|---|---|\n");
   for (const Range &g : r.ranges) {
-    const CandidateResult &c = r.candidates[g.candidate];
-    os << "| " << rangeForPeople(g) << " | " << c.name << " | " << operations(c.commutative)
-       << " | " << predictedIn(r, g) << " |\n";
+    const bool native = g.candidate == nativeRange;
+    os << "| " << rangeForPeople(g) << " | " << planOf(r, g) << " | "
+       << (native ? "any (native MPI)" : operations(r.candidates[g.candidate].commutative))
+       << " | " << predictedIn(r, g) << " |";
+    if (measured)
+      os << " " << measuredIn(r, g) << " |";
+    os << '\n';
+  }
+  if (!r.measured.empty()) {
+    os << "\n## Measured\n\nPer size, the candidates the model predicted fastest and "
+          "native MPI, timed in the same job, interleaved: the median over rounds of the "
+          "slowest rank's time per call. The fastest wins, native included.\n\n"
+          "| size | plan | predicted | measured | measured / predicted | winner |\n"
+          "|---:|---|---:|---:|---:|---|\n";
+    for (size_t i = 0; i < o.sizes.size(); ++i) {
+      const Measurement &m = r.measured[i];
+      if (m.native < 0) { // the budget ended first: the model's choice stays
+        os << "| " << formatBytes(o.sizes[i]) << " | not measured (the model's choice: "
+           << r.candidates[r.choices[i].winner].name << ") | | | | |\n";
+        continue;
+      }
+      for (size_t j = 0; j < m.timed.size(); ++j) {
+        const CandidateResult &c = r.candidates[m.timed[j]];
+        const double p = c.times[i].time, t = m.times[j];
+        os << "| " << formatBytes(o.sizes[i]) << " | " << c.name << " | " << formatSeconds(p)
+           << " | " << (t < 0 ? std::string("failed") : formatSeconds(t)) << " | "
+           << (t < 0 ? std::string("-") : llvm::formatv("{0:f2}", t / p).str()) << " | "
+           << (m.winner == m.timed[j] ? "yes" : "") << " |\n";
+      }
+      os << "| " << formatBytes(o.sizes[i]) << " | native | - | " << formatSeconds(m.native)
+         << " | - | " << (m.winner ? "" : "yes") << " |\n";
+    }
   }
 
   os << "\n## Per size\n\nThe winner, the fastest candidate of another algorithm and why: "
@@ -424,10 +506,35 @@ std::string jsonOf(const TuneResult &r) {
       j.null();
     else
       j.integer(g.maxBytes);
-    j.key("plan"), j.string(r.candidates[g.candidate].name);
+    j.key("plan"), j.string(planOf(r, g));
     j.close('}');
   }
   j.close(']');
+  if (!r.measured.empty()) {
+    j.key("measured"), j.open('[');
+    for (size_t i = 0; i < r.measured.size(); ++i) {
+      const Measurement &m = r.measured[i];
+      j.open('{');
+      j.key("bytes"), j.integer(o.sizes[i]);
+      j.key("native"), j.number(m.native);
+      j.key("plans"), j.open('[');
+      for (size_t k = 0; k < m.timed.size(); ++k) {
+        j.open('{');
+        j.key("plan"), j.string(r.candidates[m.timed[k]].name);
+        j.key("predicted"), j.number(r.candidates[m.timed[k]].times[i].time);
+        j.key("measured");
+        if (m.times[k] < 0)
+          j.null();
+        else
+          j.number(m.times[k]);
+        j.close('}');
+      }
+      j.close(']');
+      j.key("winner"), j.string(m.winner ? r.candidates[*m.winner].name : std::string("native"));
+      j.close('}');
+    }
+    j.close(']');
+  }
   j.key("not_fitting"), j.open('[');
   for (const NotFitting &n : r.notFitting) {
     j.open('{');

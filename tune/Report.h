@@ -23,9 +23,13 @@ struct OutputNames {
   std::string command;      ///< the command line, for the report
 };
 
-/// The bundle (docs/bundle.md): one entry per size range, each the winning
-/// plan under its name (CandidateResult::name), read back by the bundle
-/// reader before it is returned.
+/// Whether a range is served by a plan (not all native MPI, as --measure may
+/// find).
+bool hasPlans(const TuneResult &r);
+
+/// The bundle (docs/bundle.md): one entry per size range a plan serves, each
+/// the winning plan under its name (CandidateResult::name), read back by the
+/// bundle reader before it is returned. Precondition: hasPlans(r).
 llvm::Expected<std::vector<uint8_t>> bundleOf(const TuneResult &r);
 
 /// The rules file (collc-rules/1, docs/dropin.md): one rule per size range

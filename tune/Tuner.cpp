@@ -752,6 +752,57 @@ llvm::Expected<TuneResult> Search::run() {
 
 } // namespace
 
+std::vector<size_t> measureCandidates(const TuneResult &r, size_t s, size_t k) {
+  std::vector<size_t> order;
+  for (size_t i = 0; i < r.candidates.size(); ++i)
+    if (r.candidates[i].status == Status::Compiled)
+      order.push_back(i);
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+    return beats(r.candidates[a].times[s].time, a, r.candidates[b].times[s].time, b);
+  });
+  if (order.size() > k)
+    order.resize(k);
+  return order;
+}
+
+void applyMeasurements(TuneResult &r, std::vector<Measurement> measured) {
+  const std::vector<uint64_t> &sizes = r.options.sizes;
+  assert(measured.size() == sizes.size());
+  std::vector<size_t> winners;
+  for (size_t s = 0; s < measured.size(); ++s) {
+    Measurement &m = measured[s];
+    m.winner.reset();
+    if (m.native < 0) { // not measured (the budget), or native failed: the model's choice
+      m.winner = r.choices[s].winner;
+      winners.push_back(*m.winner);
+      continue;
+    }
+    double best = m.native;
+    for (size_t j = 0; j < m.timed.size(); ++j)
+      if (m.times[j] >= 0 && m.times[j] < best) {
+        best = m.times[j];
+        m.winner = m.timed[j];
+      }
+    winners.push_back(m.winner ? *m.winner : nativeRange);
+  }
+  r.measured = std::move(measured);
+  r.ranges.clear();
+  Range cur{0, 0, winners[0]};
+  for (size_t s = 1; s < sizes.size(); ++s) {
+    if (winners[s] == winners[s - 1])
+      continue;
+    const uint64_t e = r.options.elemBytes, lo = sizes[s - 1], hi = sizes[s];
+    const uint64_t mid = std::clamp<uint64_t>(
+        uint64_t(std::sqrt(double(lo)) * std::sqrt(double(hi))) / e * e, lo + e, hi);
+    const uint64_t edge = roundest(mid - e, std::min(hi, mid + mid / 8 / e * e), e);
+    cur.maxBytes = edge;
+    r.ranges.push_back(cur);
+    cur = Range{edge, 0, winners[s]};
+  }
+  cur.maxBytes = rt::bundle::unbounded;
+  r.ranges.push_back(cur);
+}
+
 llvm::Expected<TuneResult> tune(const model::Topology &topo, const TuneOptions &opts) {
   return Search(topo, opts).run();
 }

@@ -104,10 +104,23 @@ struct CandidateResult {
 };
 
 /// A range of message sizes and the candidate that serves it.
+/// Range::candidate when native MPI serves the range (collc tune --measure
+/// found it fastest there).
+inline constexpr size_t nativeRange = SIZE_MAX;
+
 struct Range {
   uint64_t minBytes = 0;
   uint64_t maxBytes = 0; ///< exclusive; rt::bundle::unbounded for "and up"
-  size_t candidate = 0;  ///< index in TuneResult::candidates
+  size_t candidate = 0;  ///< index in TuneResult::candidates, or nativeRange
+};
+
+/// What `collc tune --measure` timed at one size, each the median of the
+/// slowest rank's time over interleaved rounds.
+struct Measurement {
+  std::vector<size_t> timed;  ///< candidates (indices), the model's fastest first
+  std::vector<double> times;  ///< seconds each; negative: the call failed (not measured)
+  double native = 0;          ///< native MPI's time; negative: not measured
+  std::optional<size_t> winner; ///< the fastest measured plan; none: native
 };
 
 /// The choice at one size.
@@ -126,6 +139,9 @@ struct TuneResult {
   std::vector<NotFitting> notFitting;
   std::vector<Choice> choices; ///< one per size
   std::vector<Range> ranges;   ///< ascending, tiling [0, unbounded)
+  /// --measure: one per size (empty: the model alone chose). The ranges are
+  /// then the measured winners'.
+  std::vector<Measurement> measured;
   bool budgetExhausted = false;
   std::string budgetNote; ///< what the budget cut, when it cut anything
 };
@@ -138,6 +154,17 @@ llvm::Expected<TuneResult> tune(const model::Topology &topo, const TuneOptions &
 /// Sizes from "MIN..MAX" (MIN, every power of two strictly between, MAX) or
 /// "A,B,C" (K, M, G: powers of 1024), each rounded down to a multiple of
 /// `elemBytes` and at least one element; ascending and distinct.
+/// The candidates --measure times at size index `s`: the `k` compiled
+/// candidates predicted fastest there, fastest first.
+std::vector<size_t> measureCandidates(const TuneResult &r, size_t s, size_t k);
+
+/// Sets r.measured (one per size) and rebuilds r.ranges from the measured
+/// winners: a plan wins a size only when its time is below native MPI's and
+/// every other timed plan's (a size whose native time is negative was not
+/// measured: the model's choice stays); a boundary between two sizes of different
+/// winners is the roundest size near their geometric middle.
+void applyMeasurements(TuneResult &r, std::vector<Measurement> measured);
+
 llvm::Expected<std::vector<uint64_t>> parseSizes(llvm::StringRef text, uint32_t elemBytes);
 
 /// "8 B", "64 KiB", "1.5 MiB": a byte count for people.

@@ -2,6 +2,7 @@
 // proven plan per message size on a topology and write a bundle, rules and a
 // report (docs/tune.md). The search is tune (collc::tune).
 #include "tools/collc/Commands.h"
+#include "tools/collc/TuneMeasure.h"
 
 #include "model/Topology.h"
 #include "tune/Report.h"
@@ -16,6 +17,7 @@
 #include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <chrono>
 #include <cmath>
 #include <limits>
 
@@ -84,6 +86,16 @@ cl::opt<std::string> jsonPath("json", cl::desc("Also write the report as JSON (c
                               cl::cat(category()));
 cl::opt<bool> quiet("quiet", cl::desc("No progress lines on stderr"), cl::sub(TuneCommand()),
                     cl::cat(category()));
+cl::opt<bool> measureFlag("measure",
+                          cl::desc("Under mpirun -np P: time the model's best plans and native "
+                                   "MPI per size on this machine; the measured fastest wins, "
+                                   "native included"),
+                          cl::sub(TuneCommand()), cl::cat(category()));
+cl::opt<unsigned> measureTop("measure-top",
+                             cl::desc("--measure: plans timed per size beside native MPI, the "
+                                      "model's fastest (default 3)"),
+                             cl::value_desc("K"), cl::init(3), cl::sub(TuneCommand()),
+                             cl::cat(category()));
 
 llvm::Error misuse(const llvm::Twine &m) {
   return llvm::createStringError(llvm::inconvertibleErrorCode(), m.str());
@@ -200,19 +212,77 @@ std::string commandLine() {
   s += " --segments " + segmentsFlag + " --budget " + budgetFlag + " -o " + output;
   if (!rulesPath.empty())
     s += " --rules " + rulesPath;
+  if (measureFlag)
+    s += " --measure --measure-top " + std::to_string(measureTop);
   return s;
 }
+
+/// Rank 0's model search and outputs, or (with `world`) every rank's part in
+/// --measure; the exit status.
+int tuneOn(MPI_Comm world);
 
 } // namespace
 
 int runTune() {
+  if (!measureFlag)
+    return tuneOn(MPI_COMM_NULL);
+  if (measureTop < 1 || measureTop > 16)
+    return reportMisuse(misuse("--measure-top " + std::to_string(measureTop) +
+                               " out of range (1..16)"));
+  int initialized = 0;
+  MPI_Initialized(&initialized);
+  if (!initialized && MPI_Init(nullptr, nullptr) != MPI_SUCCESS) {
+    llvm::errs() << "collc: --measure: MPI_Init failed\n";
+    return Misuse;
+  }
+  int rc = tuneOn(MPI_COMM_WORLD);
+  // Every rank exits with rank 0's status.
+  MPI_Bcast(&rc, 1, MPI_INT, 0, MPI_COMM_WORLD);
+  MPI_Finalize();
+  return rc;
+}
+
+namespace {
+int tuneOn(MPI_Comm world) {
+  int me = 0, ranks = 1;
+  if (world != MPI_COMM_NULL) {
+    MPI_Comm_rank(world, &me);
+    MPI_Comm_size(world, &ranks);
+  }
+  // The other ranks of --measure only time what rank 0 asks for.
+  auto notMeasuring = [&](int rc) {
+    if (world != MPI_COMM_NULL && me == 0)
+      (void)measure(nullptr, tune::TuneOptions{}, MeasureOptions{}, world);
+    return rc;
+  };
+  if (me != 0) {
+    llvm::Expected<tune::TuneOptions> opts = optionsFromFlags();
+    if (!opts) { // rank 0 says so
+      llvm::consumeError(opts.takeError());
+      (void)measure(nullptr, tune::TuneOptions{}, MeasureOptions{}, world);
+      return Misuse;
+    }
+    (void)measure(nullptr, *opts, MeasureOptions{}, world);
+    return Success;
+  }
   if (topologyPath.empty())
-    return reportMisuse(misuse("--topology FILE is required"));
+    return notMeasuring(reportMisuse(misuse("--topology FILE is required")));
   if (output.empty())
-    return reportMisuse(misuse("-o FILE.cbundle is required"));
+    return notMeasuring(reportMisuse(misuse("-o FILE.cbundle is required")));
   llvm::Expected<tune::TuneOptions> opts = optionsFromFlags();
   if (!opts)
-    return reportMisuse(opts.takeError());
+    return notMeasuring(reportMisuse(opts.takeError()));
+  if (world != MPI_COMM_NULL && uint32_t(ranks) != opts->ranks)
+    return notMeasuring(reportMisuse(misuse(llvm::formatv(
+        "--measure times the plans on the ranks of this job: run it under mpirun -np {0} "
+        "(--ranks {0}); this job has {1}",
+        opts->ranks, ranks))));
+  // --budget covers both phases: the model's search gets two thirds of it,
+  // the measurement the rest and whatever the search left.
+  const auto started = std::chrono::steady_clock::now();
+  const double budget = opts->budget;
+  if (world != MPI_COMM_NULL && std::isfinite(budget))
+    opts->budget = budget * 2 / 3;
   // Before a search of up to --budget: every output can be written, once.
   std::vector<std::string> outputs;
   for (const std::string *path : {&output.getValue(), &rulesPath.getValue(),
@@ -220,34 +290,53 @@ int runTune() {
     if (path->empty() || *path == "-")
       continue;
     if (llvm::is_contained(outputs, *path))
-      return reportMisuse(misuse("'" + *path + "' is named for two outputs"));
+      return notMeasuring(reportMisuse(misuse("'" + *path + "' is named for two outputs")));
     outputs.push_back(*path);
     llvm::StringRef dir = llvm::sys::path::parent_path(*path);
     if (!llvm::sys::fs::is_directory(dir.empty() ? llvm::StringRef(".") : dir))
-      return reportMisuse(misuse("cannot write '" + *path + "': its folder '" + dir +
-                                 "' does not exist"));
+      return notMeasuring(reportMisuse(misuse("cannot write '" + *path + "': its folder '" + dir +
+                                 "' does not exist")));
   }
   llvm::Expected<model::Topology> topo = model::readTopologyFile(topologyPath);
   if (!topo) {
     llvm::errs() << "collc: " << llvm::toString(topo.takeError()) << '\n';
-    return Misuse;
+    return notMeasuring(Misuse);
   }
   if (llvm::Expected<model::Placement> pl = model::place(*topo, opts->ranks); !pl)
-    return reportMisuse(pl.takeError());
+    return notMeasuring(reportMisuse(pl.takeError()));
   llvm::Expected<tune::TuneResult> result = tune::tune(*topo, *opts);
   if (!result) {
     llvm::errs() << "collc: " << llvm::toString(result.takeError()) << '\n';
-    return Refused;
+    return notMeasuring(Refused);
+  }
+  if (world != MPI_COMM_NULL) {
+    MeasureOptions mo;
+    mo.top = measureTop;
+    mo.budget =
+        budget - std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    mo.progress = quiet ? nullptr : &llvm::errs();
+    tune::applyMeasurements(*result, measure(&*result, *opts, mo, world));
+    result->options.budget = budget;
   }
   tune::OutputNames names{topologyPath, output, rulesPath, commandLine()};
-  llvm::Expected<std::vector<uint8_t>> bundle = tune::bundleOf(*result);
-  if (!bundle) {
-    llvm::errs() << "collc: internal error: " << llvm::toString(bundle.takeError()) << '\n';
-    return Refused;
+  if (tune::hasPlans(*result)) {
+    llvm::Expected<std::vector<uint8_t>> bundle = tune::bundleOf(*result);
+    if (!bundle) {
+      llvm::errs() << "collc: internal error: " << llvm::toString(bundle.takeError()) << '\n';
+      return Refused;
+    }
+    if (!writeOutput(output, llvm::StringRef(reinterpret_cast<const char *>(bundle->data()),
+                                             bundle->size())))
+      return Misuse;
+  } else {
+    // Only --measure gets here: native MPI was fastest at every size.
+    llvm::errs() << "collc: note: native MPI was measured fastest at every size; no bundle "
+                    "is written"
+                 << (rulesPath.empty() ? " (--rules writes rules that say native)"
+                                       : ", and the rules say native")
+                 << '\n';
+    llvm::sys::fs::remove(output); // not an older search's bundle beside the new rules
   }
-  if (!writeOutput(output, llvm::StringRef(reinterpret_cast<const char *>(bundle->data()),
-                                           bundle->size())))
-    return Misuse;
   if (!rulesPath.empty() && !writeOutput(rulesPath, tune::rulesOf(*result, names)))
     return Misuse;
   if (!reportPath.empty() && !writeOutput(reportPath, tune::reportOf(*result, names)))
@@ -257,5 +346,7 @@ int runTune() {
   llvm::outs() << tune::summaryOf(*result);
   return Success;
 }
+
+} // namespace
 
 } // namespace collc::tool
