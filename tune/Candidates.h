@@ -41,6 +41,9 @@ struct CandidateOptions {
   std::vector<unsigned> segments = {1, 2, 4, 8};
   /// A candidate estimated at more ops (after pipelining) is not enumerated.
   uint64_t maxOps = sched::defaultMaxOps;
+  /// Parameters fixed for every candidate that has them (`collc tune --set`):
+  /// not varied, always this value.
+  lang::ParamValues fixed;
 };
 
 /// One point of the search space.
@@ -85,7 +88,9 @@ std::vector<int64_t> parameterValues(const lang::Param &p);
 
 /// The search space for collective `c` and the shape `shape` (ranks, root,
 /// layout, maxOps; its params are ignored). Errors: an algorithm of
-/// `opts.algorithms` the library does not have for `c`.
+/// `opts.algorithms` the library does not have for `c`; a fixed parameter no
+/// considered algorithm has, or one given a value of the other kind (a name
+/// for an integer parameter, a number for an algorithm parameter).
 llvm::Expected<Enumeration> enumerate(ir::Collective c, const lang::InstantiateOptions &shape,
                                       const CandidateOptions &opts);
 

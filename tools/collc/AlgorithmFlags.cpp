@@ -31,8 +31,10 @@ cl::opt<std::string> ranks("ranks",
 cl::opt<unsigned> root("root", cl::desc("Root rank (reduce; default 0)"), cl::value_desc("R"),
                        cl::init(0), cl::sub(GenCommand()), cl::sub(VerifyCommand()),
                        cl::sub(CompileCommand()), cl::sub(OptCommand()), cl::sub(SimulateCommand()), cl::sub(DrawCommand()), cl::cat(category()));
-cl::list<std::string> sets("set", cl::desc("Give an algorithm's parameter a value"),
+cl::list<std::string> sets("set", cl::desc("Give an algorithm's parameter a value (tune: fix it "
+                                          "for every candidate that has it)"),
                            cl::value_desc("NAME=VALUE"), cl::sub(GenCommand()),
+                           cl::sub(TuneCommand()),
                            cl::sub(VerifyCommand()), cl::sub(CompileCommand()),
                            cl::sub(OptCommand()), cl::sub(SimulateCommand()), cl::sub(DrawCommand()), cl::cat(category()));
 

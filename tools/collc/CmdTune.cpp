@@ -1,6 +1,7 @@
 // tools/collc/CmdTune.cpp: `collc tune` — search the library for the fastest
 // proven plan per message size on a topology and write a bundle, rules and a
 // report (docs/tune.md). The search is tune (collc::tune).
+#include "tools/collc/AlgorithmFlags.h"
 #include "tools/collc/Commands.h"
 #include "tools/collc/TuneMeasure.h"
 
@@ -178,6 +179,10 @@ llvm::Expected<tune::TuneOptions> optionsFromFlags() {
     if (!sched::findAlgorithm(o.collective, a))
       return misuse(llvm::formatv("--algorithms: '{0}' is not an algorithm of {1} (collc list)",
                                   a, ir::name(o.collective)));
+  llvm::Expected<lang::ParamValues> fixed = paramsFromFlags();
+  if (!fixed)
+    return fixed.takeError();
+  o.candidates.fixed = std::move(*fixed);
   llvm::Expected<std::vector<unsigned>> segs = segmentCounts(segmentsFlag);
   if (!segs)
     return segs.takeError();
@@ -209,6 +214,11 @@ std::string commandLine() {
     s += " --noncommutative";
   if (!algorithmsFlag.empty())
     s += " --algorithms " + algorithmsFlag;
+  if (llvm::Expected<lang::ParamValues> fixed = paramsFromFlags())
+    for (const auto &[k, v] : *fixed)
+      s += " --set " + k + "=" + (v.isAlgorithm() ? v.algorithm : std::to_string(v.number));
+  else
+    llvm::consumeError(fixed.takeError());
   s += " --segments " + segmentsFlag + " --budget " + budgetFlag + " -o " + output;
   if (!rulesPath.empty())
     s += " --rules " + rulesPath;
