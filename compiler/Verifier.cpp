@@ -60,7 +60,11 @@ void print(const Diagnostic &d, llvm::raw_ostream &os) {
     os << "rank " << *d.rank;
     if (!d.context.empty())
       os << " (" << d.context << ")";
-    if (d.op)
+    if (d.op && d.slots && d.cls == DiagClass::MissingContribution)
+      os << ", " << ir::describe(*d.slots) << " ("
+         << (d.lastWriter ? "last written by op " : "never written; the rank's last op is op ")
+         << *d.op << ": " << d.opText << ")";
+    else if (d.op)
       os << ", op " << *d.op << " (" << d.opText << ")";
     else if (d.slots)
       os << ", " << ir::describe(*d.slots);
@@ -463,6 +467,24 @@ void Verifier::checkResults() {
       d.message = bad[k].message;
       if (bad[k].slots > bad[k].first->count)
         d.message += llvm::formatv(" ({0} slots of out in all)", bad[k].slots).str();
+      if (k == 0) {
+        // Where the author looks: the op that last wrote the slots (in the
+        // rank's program order), or the rank's last op when none did.
+        const auto &ops = plan_.programs[r].ops;
+        std::optional<uint32_t> w;
+        for (uint32_t i = uint32_t(ops.size()); i-- > 0;)
+          if (ir::writesBuf(ops[i].kind) && ops[i].dstSlots().overlaps(*d.slots)) {
+            w = i;
+            break;
+          }
+        d.lastWriter = w.has_value();
+        if (!w && !ops.empty())
+          w = uint32_t(ops.size() - 1);
+        if (w) {
+          d.op = *w;
+          d.opText = ir::describe(ops[*w]);
+        }
+      }
       diags_.add(std::move(d));
     }
   }

@@ -32,6 +32,10 @@ struct Diagnostic {
   std::optional<uint32_t> chunk; ///< vector chunk (nondeterministic) when no op
   std::string opText;            ///< describe(op), e.g. "recv_reduce out[1] from 1"
   std::optional<ir::Slots> slots; ///< the slots involved
+  /// missing-contribution with `slots` and `op`: `op` last wrote the
+  /// slots in its rank's program order; false: nothing wrote them and `op`
+  /// is the rank's last op.
+  bool lastWriter = false;
   std::string got;               ///< symbolic value found, e.g. "x[3..3] ∘ x[1..2]"
   std::string expected;          ///< symbolic value expected, if any
   std::string message;           ///< the rest of the explanation

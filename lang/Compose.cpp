@@ -346,13 +346,17 @@ void Machine::execRun(const Stmt &s) {
         key.push_back(v.isAlgorithm() ? int64_t(std::hash<std::string>()(v.algorithm))
                                       : v.number);
       key.push_back(runs_->seen[key]++);
+      const bool top = runs_->current == 0 && !parent_;
       auto [it, fresh] = runs_->ids.try_emplace(std::move(key), runs_->instances.size());
       if (fresh)
         runs_->instances.push_back(
             {&m_.source, s.loc,
              llvm::formatv("run {0} on {1} chunks {2}..{3}", what, groupText(map.group), first,
                            end)
-                 .str()});
+                 .str(),
+             top, top ? map.group : std::vector<uint32_t>{}, {}});
+      if (top)
+        runs_->instances[it->second].ranAt.push_back(runs_->planRank);
       runs_->current = it->second;
     }
     child_ = &child;
@@ -444,6 +448,38 @@ int64_t Machine::evalQuery(const Expr &e) {
                                                     .str(),
                                          "note");
     throw;
+  }
+}
+
+void Machine::checkRunMembers() {
+  const RunState &rs = *runs_;
+  for (const RunState::Instance &in : rs.instances) {
+    if (!in.top)
+      continue;
+    std::vector<uint32_t> missing;
+    for (uint32_t q : in.group)
+      if (std::find(in.ranAt.begin(), in.ranAt.end(), q) == in.ranAt.end())
+        missing.push_back(q);
+    if (missing.empty())
+      continue;
+    auto list = [](llvm::ArrayRef<uint32_t> v) {
+      std::string s;
+      for (size_t i = 0; i < v.size() && i < 8; ++i)
+        s += (i ? (i + 1 == v.size() ? " and " : ", ") : "") + std::to_string(v[i]);
+      if (v.size() > 8)
+        s += ", ... (" + std::to_string(v.size()) + " ranks)";
+      return s;
+    };
+    const bool one = missing.size() == 1, oneRan = in.ranAt.size() == 1;
+    const std::string text =
+        std::string("run: ") + (one ? "rank " : "ranks ") + list(missing) +
+        (one ? " is" : " are") + " in the group of '" + in.text + "', which " +
+        (oneRan ? "rank " : "ranks ") + list(in.ranAt) + (oneRan ? " runs" : " run") +
+        ", but " + (one ? "does" : "do") + " not run it (or " + (one ? "runs" : "run") +
+        " it with other chunks, root or arguments): every rank of a run's group runs it, alike";
+    EvalFailure f{in.loc, text};
+    f.source = in.source;
+    throw f;
   }
 }
 

@@ -347,13 +347,16 @@ llvm::Expected<ir::Plan> instantiate(const Module &m, const InstantiateOptions &
       // count saves most of the regrowing.
       if (r > 0)
         plan.programs[r].ops.reserve(plan.programs[r - 1].ops.size());
+      mc.runs().planRank = r;
       mc.run(r, &plan.programs[r]);
       scratchTop = std::max(scratchTop, mc.scratchTop());
     }
     // The runs' tmp regions lie above the declared slots.
     plan.shape.scratch += scratchTop;
-    if (mc.runs().track)
+    if (mc.runs().track) {
       mc.checkRunMessages(plan);
+      mc.checkRunMembers();
+    }
     return plan;
   } catch (const EvalFailure &f) {
     return mc.error(f);

@@ -70,8 +70,13 @@ struct RunState {
     const Source *source;
     Loc loc;
     std::string text; ///< "allreduce ring on [0, 4] chunks 0..2"
+    /// A run of the plan's own algorithm (not inside another run): its group,
+    /// in the plan's ranks, and the ranks that ran it, in order.
+    bool top = false;
+    std::vector<uint32_t> group, ranAt;
   };
   std::vector<Instance> instances{Instance{nullptr, {}, ""}};
+  uint32_t planRank = 0; ///< the plan rank being instantiated
   std::map<std::vector<int64_t>, uint32_t> seen; ///< this rank's occurrences of each key
   uint32_t current = 0;                          ///< the innermost run instance
   std::vector<std::vector<uint32_t>> ctx;        ///< per rank, per op: its instance
@@ -125,6 +130,8 @@ public:
   /// After instantiating every rank: refuses runs whose messages would be
   /// confused (Instantiator.h).
   void checkRunMessages(const ir::Plan &plan);
+  /// After the last rank: every rank of a top-level run's group ran it.
+  void checkRunMembers();
   RunState &runs() { return *runs_; }
   /// estimateOps on this machine; leaves the op budget full. Precondition: shape().
   OpEstimate estimate();

@@ -47,7 +47,8 @@ void expectDiagnostics(const std::string &file, std::vector<Expect> want,
 }
 
 TEST(VerifierDiagnostics, ReportsMissingContributions) {
-  expectDiagnostics("missing-contribution.yaml", {{DiagClass::MissingContribution, 1, {}}});
+  // At the op that last wrote the slot (the author's line).
+  expectDiagnostics("missing-contribution.yaml", {{DiagClass::MissingContribution, 1, 0}});
 }
 TEST(VerifierDiagnostics, ReportsDuplicateContributions) {
   expectDiagnostics("duplicate-contribution.yaml", {{DiagClass::DuplicateContribution, 0, 1}});

@@ -385,10 +385,30 @@ int verifyAlgorithm() {
     }
     progress.done(p, opsAtP);
   }
-  if (!shape)
-    return reportMisuse(llvm::createStringError(
-        llvm::inconvertibleErrorCode(), "%s: its 'require' lines refuse every p in %u..%u",
-        input.c_str(), range->first, range->second));
+  if (!shape) {
+    // Which line refuses, at the first p (as gen says it).
+    std::string first;
+    if (llvm::Expected<lang::InstantiateOptions> o =
+            instantiateOptionsFromFlags(range->first, uint64_t(1) << 24)) {
+      o->root = allRoots ? 0 : rootFromFlag();
+      if (llvm::Expected<ir::Plan> plan = lang::instantiate(*m, *o); !plan)
+        first = llvm::toString(plan.takeError());
+    } else {
+      first = llvm::toString(o.takeError());
+    }
+    llvm::errs() << llvm::formatv("collc: {0}: its 'require' lines refuse every p in "
+                                  "{1}..{2}{3}\n",
+                                  input, range->first, range->second,
+                                  first.empty() ? "" : "; at p = " + std::to_string(range->first) +
+                                                           ":");
+    if (!first.empty()) {
+      llvm::SmallVector<llvm::StringRef, 4> lines;
+      llvm::StringRef(first).split(lines, '\n');
+      for (llvm::StringRef l : lines)
+        llvm::errs() << "collc: " << l << '\n';
+    }
+    return Misuse;
+  }
   os << "proven: " << ir::name(m->collective) << " '" << m->name << "' for p = " << range->first;
   if (range->second != range->first)
     os << ".." << range->second;
