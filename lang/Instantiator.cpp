@@ -273,7 +273,7 @@ using detail::Machine;
 namespace {
 
 /// Runs the header or fails with the refusal of a `require`.
-void requireAccepted(Machine &mc, const Module &m) {
+void requireAccepted(Machine &mc) {
   if (!mc.header()) {
     const Stmt &req = *mc.failed;
     throw EvalFailure{req.loc, llvm::formatv("require {0} does not hold ({1})", req.var,
@@ -288,7 +288,7 @@ void requireAccepted(Machine &mc, const Module &m) {
 llvm::Expected<OpEstimate> estimateOps(const Module &m, const InstantiateOptions &opts) {
   Machine mc(m, opts);
   try {
-    requireAccepted(mc, m);
+    requireAccepted(mc);
     return mc.estimate();
   } catch (const EvalFailure &f) {
     return mc.error(f);
@@ -330,7 +330,7 @@ llvm::Expected<bool> accepts(const Module &m, const InstantiateOptions &opts) {
 llvm::Expected<ir::Plan> instantiate(const Module &m, const InstantiateOptions &opts) {
   Machine mc(m, opts);
   try {
-    requireAccepted(mc, m);
+    requireAccepted(mc);
     // Above 64 ranks a plan may not fit: its size is estimated from a few
     // ranks' programs (a small fraction of the whole) and refused early.
     if (mc.sh.ranks > 64)
@@ -367,7 +367,7 @@ llvm::Expected<ir::Program> instantiateRank(const Module &m, const InstantiateOp
                                             uint32_t rank) {
   Machine mc(m, opts);
   try {
-    requireAccepted(mc, m);
+    requireAccepted(mc);
     if (rank >= mc.sh.ranks)
       throw EvalFailure{m.nameLoc, llvm::formatv("rank {0} is out of range (p = {1})", rank,
                                                  mc.sh.ranks)
@@ -384,7 +384,7 @@ llvm::Expected<ir::Plan> instantiateRanks(const Module &m, const InstantiateOpti
                                           llvm::ArrayRef<uint32_t> ranks) {
   Machine mc(m, opts);
   try {
-    requireAccepted(mc, m);
+    requireAccepted(mc);
     ir::Plan plan;
     plan.shape = mc.sh;
     plan.algorithm = m.name;
@@ -414,7 +414,7 @@ std::optional<std::string> explain(const Module &m, const InstantiateOptions &op
   Machine mc(m, opts);
   mc.stopAt = op;
   try {
-    requireAccepted(mc, m);
+    requireAccepted(mc);
     if (rank >= mc.sh.ranks)
       return std::nullopt;
     ir::Program prog;

@@ -75,7 +75,7 @@ struct RunState {
     bool top = false;
     std::vector<uint32_t> group, ranAt;
   };
-  std::vector<Instance> instances{Instance{nullptr, {}, ""}};
+  std::vector<Instance> instances{Instance{nullptr, {}, "", false, {}, {}}};
   uint32_t planRank = 0; ///< the plan rank being instantiated
   std::map<std::vector<int64_t>, uint32_t> seen; ///< this rank's occurrences of each key
   uint32_t current = 0;                          ///< the innermost run instance
