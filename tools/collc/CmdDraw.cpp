@@ -4,7 +4,6 @@
 #include "tools/collc/DrawVerdict.h"
 #include "tools/collc/PipelineFlags.h"
 
-#include "compiler/Disasm.h"
 #include "model/Simulator.h"
 #include "ir/PlanIO.h"
 #include "runtime/bytecode/Bundle.h"
@@ -14,7 +13,6 @@
 
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
-#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/raw_ostream.h"
 
 namespace collc::tool {
