@@ -85,6 +85,7 @@ struct AlgRef {
     Loc loc;
     ExprPtr value;                 ///< an integer parameter's value
     std::optional<AlgName> choice; ///< an algorithm parameter's value
+    std::vector<Arg> choiceArgs;   ///< the arguments the choice carries
   };
   std::vector<Arg> args;
 };

@@ -121,7 +121,7 @@ void Machine::acceptRunOp(ir::Op op, const Machine &child) {
 
 std::string Machine::qualify(const AlgName &n) const {
   if (n.param >= 0)
-    return algNames_[size_t(n.param)];
+    return algValues_[size_t(n.param)].algorithm;
   if (!llvm::StringRef(n.name).endswith(".calgo") || llvm::sys::path::is_absolute(n.name))
     return n.name;
   llvm::StringRef dir = llvm::sys::path::parent_path(m_.source.name);
@@ -135,7 +135,8 @@ std::string Machine::qualify(const AlgName &n) const {
 std::string Machine::describe(const AlgRef &ref) const {
   std::string s = ir::name(ref.collective).str() + " ";
   if (ref.alg.param >= 0)
-    return s + m_.params[size_t(ref.alg.param)].name + " = " + algNames_[size_t(ref.alg.param)];
+    return s + m_.params[size_t(ref.alg.param)].name + " = " +
+           formatParamValue(algValues_[size_t(ref.alg.param)]);
   return s + ref.alg.name;
 }
 
@@ -175,8 +176,25 @@ const Module &Machine::resolve(const AlgRef &ref) {
   return *sub;
 }
 
+const ParamValues &Machine::boundArgs(const AlgName &n) const {
+  static const ParamValues none;
+  return n.param >= 0 ? algValues_[size_t(n.param)].args : none;
+}
+
+ParamValue Machine::choiceValue(const AlgName &n, const std::vector<AlgRef::Arg> &args,
+                                bool numbers) {
+  ParamValue v(qualify(n), boundArgs(n));
+  for (const AlgRef::Arg &a : args) {
+    if (a.choice)
+      v.args.emplace_back(a.name, choiceValue(*a.choice, a.choiceArgs, numbers));
+    else if (numbers)
+      v.args.emplace_back(a.name, ParamValue(eval(*a.value)));
+  }
+  return v;
+}
+
 ParamValues Machine::evalArgs(const AlgRef &ref, const Module &sub) {
-  ParamValues out;
+  ParamValues out = boundArgs(ref.alg);
   for (const AlgRef::Arg &a : ref.args) {
     const Param *prm = nullptr;
     for (const Param &q : sub.params)
@@ -199,7 +217,7 @@ ParamValues Machine::evalArgs(const AlgRef &ref, const Module &sub) {
                                       a.name, sub.name)
                             .str());
     if (a.choice)
-      out.emplace_back(a.name, ParamValue(qualify(*a.choice)));
+      out.emplace_back(a.name, choiceValue(*a.choice, a.choiceArgs, true));
     else
       out.emplace_back(a.name, ParamValue(eval(*a.value)));
   }
@@ -343,7 +361,7 @@ void Machine::execRun(const Stmt &s) {
                                   int64_t(intptr_t(&sub)), first, end, subRoot};
       key.insert(key.end(), map.group.begin(), map.group.end());
       for (const auto &[name, v] : o.params)
-        key.push_back(v.isAlgorithm() ? int64_t(std::hash<std::string>()(v.algorithm))
+        key.push_back(v.isAlgorithm() ? int64_t(std::hash<std::string>()(formatParamValue(v)))
                                       : v.number);
       key.push_back(runs_->seen[key]++);
       const bool top = runs_->current == 0 && !parent_;
@@ -387,10 +405,13 @@ bool Machine::composedCommutative() {
     // Only the choices of algorithm parameters matter here, which are known
     // before the body runs.
     InstantiateOptions o;
+    for (const auto &[name, v] : boundArgs(run->alg.alg))
+      if (v.isAlgorithm())
+        o.params.emplace_back(name, v);
     for (const AlgRef::Arg &a : run->alg.args)
       for (const Param &prm : sub.params)
         if (a.choice && prm.isAlgorithm && prm.name == a.name) // else the run refuses it
-          o.params.emplace_back(a.name, ParamValue(qualify(*a.choice)));
+          o.params.emplace_back(a.name, choiceValue(*a.choice, a.choiceArgs, false));
     o.resolver = resolver_;
     Machine q(sub, o);
     adopt(q, sub);

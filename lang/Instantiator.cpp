@@ -41,8 +41,8 @@ std::string Machine::context(bool withShape) const {
     for (size_t i = 0; i < m_.params.size(); ++i) {
       const Param &prm = m_.params[i];
       if (prm.isAlgorithm) {
-        if (i < algNames_.size())
-          add(prm.name, algNames_[i]);
+        if (i < algValues_.size())
+          add(prm.name, formatParamValue(algValues_[i]));
       } else if (prm.slot < globals_.size()) {
         add(prm.name, std::to_string(globals_[prm.slot]));
       }
@@ -87,11 +87,11 @@ void Machine::params() {
     globals_[SlotPpn] = opts_.ranks;
     globals_[SlotNlevels] = 1;
   }
-  algNames_.assign(m_.params.size(), "");
+  algValues_.assign(m_.params.size(), ParamValue(0));
   for (size_t i = 0; i < m_.params.size(); ++i) {
     const Param &prm = m_.params[i];
     if (prm.isAlgorithm)
-      algNames_[i] = qualify(prm.defaultAlgorithm);
+      algValues_[i] = ParamValue(qualify(prm.defaultAlgorithm));
     else
       globals_[prm.slot] = prm.defaultValue;
   }
@@ -114,10 +114,10 @@ void Machine::params() {
                                    name, value.number)
                          .str()
                    : llvm::formatv("'{0}' is an integer parameter, not an algorithm ('{1}')",
-                                   name, value.algorithm)
+                                   name, formatParamValue(value))
                          .str());
     if (found->isAlgorithm)
-      algNames_[size_t(found - m_.params.data())] = value.algorithm;
+      algValues_[size_t(found - m_.params.data())] = value;
     else
       globals_[found->slot] = value.number;
   }

@@ -72,22 +72,38 @@ makeLayout(std::vector<uint32_t> sizes, std::vector<uint32_t> coords, uint32_t r
 
 /// The value of a parameter: an integer, or for an algorithm parameter
 /// (`param inner = ring`) an algorithm's name — of the library, or a file
-/// ending in .calgo (relative paths are relative to the working directory).
+/// ending in .calgo (relative paths are relative to the working directory) —
+/// with the arguments that algorithm itself is given (`torus2d.calgo(a = 2)`;
+/// its other parameters keep their defaults).
 struct ParamValue {
   ParamValue(int64_t v) : number(v) {}
   ParamValue(int v) : number(v) {}
   ParamValue(std::string name) : algorithm(std::move(name)) {}
   ParamValue(const char *name) : algorithm(name) {}
+  ParamValue(std::string name, std::vector<std::pair<std::string, ParamValue>> args)
+      : algorithm(std::move(name)), args(std::move(args)) {}
 
   bool isAlgorithm() const { return !algorithm.empty(); }
   bool operator==(const ParamValue &) const = default;
 
   int64_t number = 0;
   std::string algorithm; ///< non-empty: an algorithm
+  /// The algorithm's own arguments, in order (a later one of the same name wins).
+  std::vector<std::pair<std::string, ParamValue>> args;
 };
 
 /// Parameter values by name (`--set k=4 --set inner=ring`).
 using ParamValues = std::vector<std::pair<std::string, ParamValue>>;
+
+/// The value as `--set` takes it: `4`, `ring`, `torus2d.calgo(a=2,inner=ring)`.
+std::string formatParamValue(const ParamValue &v);
+
+/// Reads a value in the syntax of formatParamValue (spaces allowed around
+/// `(`, `,`, `=` and `)`): an integer, or an algorithm's name (letters,
+/// digits and `_`, or a path ending in .calgo) with optional arguments,
+/// nested to any depth. The error is a sentence naming what was expected
+/// (without the text, which the caller quotes).
+llvm::Expected<ParamValue> parseParamValue(llvm::StringRef text);
 
 /// Finds the algorithm a `run` names (docs/language.md, "Composition").
 class Resolver {

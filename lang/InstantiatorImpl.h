@@ -190,8 +190,14 @@ private:
   void execRun(const Stmt &s);
   std::vector<uint32_t> evalGroup(const GroupExpr &g);
   ir::Buffer evalBuffer(const BufferExpr &b);
-  /// The run's parameters for `sub`: its arguments evaluated, choices qualified.
+  /// The run's parameters for `sub`: the arguments a parameter's value gives
+  /// the algorithm it names, then the run's own, evaluated, choices qualified.
   ParamValues evalArgs(const AlgRef &ref, const Module &sub);
+  /// An algorithm argument's value: the choice qualified, with the arguments
+  /// it carries (integers evaluated only when `numbers`).
+  ParamValue choiceValue(const AlgName &n, const std::vector<AlgRef::Arg> &args, bool numbers);
+  /// The arguments bound to `n` when it is an algorithm parameter.
+  const ParamValues &boundArgs(const AlgName &n) const;
   /// chunks_of / accepts.
   int64_t evalQuery(const Expr &e);
   /// A name as `ref` or a choice gives it: a file relative to this file.
@@ -235,7 +241,7 @@ private:
   std::optional<uint32_t> lastStep_;
   // Composition.
   const Resolver *resolver_;
-  std::vector<std::string> algNames_; ///< per Module::params entry: an algorithm's choice
+  std::vector<ParamValue> algValues_; ///< per Module::params entry: an algorithm's choice
   std::vector<const Module *> chain_; ///< the modules running, outermost first (this last)
   Machine *parent_ = nullptr;         ///< the caller, for a run's machine
   RunMap *map_ = nullptr;             ///< how this machine's ops land in the caller's

@@ -560,28 +560,46 @@ void Parser::parseAlgRef(AlgRef &ref, llvm::StringRef context) {
                               c.text));
   ref.collective = *coll;
   ref.alg = parseAlgName("after the collective");
-  if (!accept(Tok::LParen))
+  parseAlgArgs(ref.args, 0);
+}
+
+void Parser::parseAlgArgs(std::vector<AlgRef::Arg> &args, unsigned depth) {
+  if (!at(Tok::LParen))
     return;
+  if (depth >= 32)
+    fail(tok().loc, "algorithm arguments nested deeper than 32 levels");
+  take();
   if (!at(Tok::RParen)) {
     do {
       AlgRef::Arg arg;
       arg.loc = tok().loc;
       arg.name = expect(Tok::Ident, "naming a parameter of the algorithm").text.str();
-      for (const AlgRef::Arg &a : ref.args)
+      for (const AlgRef::Arg &a : args)
         if (a.name == arg.name)
           fail(arg.loc, llvm::formatv("parameter '{0}' given twice", arg.name));
       expect(Tok::Assign, "after the parameter's name (name = value)");
       // An algorithm (a string, an algorithm parameter, or a name that is no
-      // variable) standing alone is a choice for an algorithm parameter.
-      const bool alone = peekTok().kind == Tok::Comma || peekTok().kind == Tok::RParen;
+      // variable or function) standing alone, or with its own arguments, is
+      // a choice for an algorithm parameter.
+      const Tok next = peekTok().kind;
+      const bool alone = next == Tok::Comma || next == Tok::RParen;
       std::optional<Binding> b = at(Tok::Ident) ? lookup(tok().text) : std::nullopt;
-      if (at(Tok::String) ||
-          (alone && at(Tok::Ident) && (b ? b->kind == Binding::Algorithm
-                                         : !isBuiltinName(tok().text))))
+      const bool algName =
+          at(Tok::Ident) && (b ? b->kind == Binding::Algorithm : !isBuiltinName(tok().text));
+      // `NAME(x = ...)` gives an algorithm arguments; `NAME(...)` otherwise
+      // calls a function.
+      auto kindAt = [&](size_t k) {
+        return pos_ + k < toks_.size() ? toks_[pos_ + k].kind : Tok::End;
+      };
+      const bool withArgs = next == Tok::LParen && kindAt(2) == Tok::Ident &&
+                            kindAt(3) == Tok::Assign;
+      if (at(Tok::String) || (algName && (alone || withArgs))) {
         arg.choice = parseAlgName("as the parameter's value");
-      else
+        parseAlgArgs(arg.choiceArgs, depth + 1);
+      } else {
         arg.value = parseExpr();
-      ref.args.push_back(std::move(arg));
+      }
+      args.push_back(std::move(arg));
     } while (accept(Tok::Comma));
   }
   expect(Tok::RParen, "to close the algorithm's parameters");

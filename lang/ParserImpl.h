@@ -144,6 +144,9 @@ private:
   Stmt parseOp();
   Stmt parseRun();
   void parseAlgRef(AlgRef &ref, llvm::StringRef context);
+  /// `(name = value, ...)` after an algorithm, if there; a choice's own
+  /// arguments nest (depth counts the levels).
+  void parseAlgArgs(std::vector<AlgRef::Arg> &args, unsigned depth);
   AlgName parseAlgName(llvm::StringRef context);
   GroupExpr parseGroup();
   BufferExpr parseBuffer(llvm::StringRef role);

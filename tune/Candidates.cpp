@@ -24,7 +24,7 @@ std::string candidateName(llvm::StringRef algorithm, const lang::ParamValues &pa
                           unsigned segments) {
   std::string name = algorithm.str();
   for (const auto &[k, v] : params)
-    name += "." + k + (v.isAlgorithm() ? "=" + v.algorithm : std::to_string(v.number));
+    name += "." + k + (v.isAlgorithm() ? "=" : "") + lang::formatParamValue(v);
   if (segments > 1)
     name += ".seg" + std::to_string(segments);
   return name;

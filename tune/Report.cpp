@@ -454,7 +454,7 @@ std::string jsonOf(const TuneResult &r) {
     j.key("params"), j.open('{');
     for (const auto &[k, v] : c.candidate.params)
       if (v.isAlgorithm())
-        j.key(k), j.string(v.algorithm);
+        j.key(k), j.string(lang::formatParamValue(v));
       else
         j.key(k), j.integer(uint64_t(v.number));
     j.close('}');

@@ -13,6 +13,11 @@
 #   han      Open MPI's hierarchical coll/han (--mca coll_han_priority 100)
 #   collc    the drop-in (LD_PRELOAD=libcollc_mpi.so) with its default table
 #   tuned    the drop-in with the tuned bundles and rules
+#   measured (MEASURE=1) the drop-in with bundles and rules of
+#            `collc tune --measure` run on the emulated cluster itself (the
+#            model's best 3 per size and native MPI timed there, the fastest
+#            kept, native included; the refitted topologies are kept in the
+#            work folder as COLLECTIVE.refit.yaml)
 # and prints, per collective and size, the median over the rounds of each and
 # their ratios to native. The work folder is kept when KEEP=DIR names one.
 set -euo pipefail
@@ -42,6 +47,25 @@ for c in "${collectives[@]}"; do
   plans="${plans:+$plans:}$work/$c.cbundle"
 done
 
+configs=(native han collc tuned)
+mplans=""
+if [ "${MEASURE:-0}" = 1 ]; then
+  configs+=(measured)
+  echo "format: collc-rules/1" >"$work/measured.rules.yaml"
+  echo "rules:" >>"$work/measured.rules.yaml"
+  for c in "${collectives[@]}"; do
+    echo "tuning $c with --measure on the emulated cluster ..." >&2
+    "$cluster" run --timeout 1800 -- mpirun -np "$p" "$bin/collc" tune --measure \
+      --topology "$work/emulated.yaml" --ranks "$p" --collective "$c" \
+      --sizes "$(IFS=,; echo "${sizes[*]}")" --budget "${TUNE_BUDGET:-60s}" --quiet \
+      -o "$work/$c.m.cbundle" --rules "$work/$c.m.rules.yaml" --report "$work/$c.m.md" \
+      --refit "$work/$c.refit.yaml" >"$work/$c.m.tune.txt" 2>"$work/$c.m.tune.err" ||
+      { echo "tune --measure $c failed:" >&2; tail -5 "$work/$c.m.tune.err" >&2; exit 1; }
+    grep -E '^  - ' "$work/$c.m.rules.yaml" >>"$work/measured.rules.yaml"
+    [ ! -e "$work/$c.m.cbundle" ] || mplans="${mplans:+$mplans:}$work/$c.m.cbundle"
+  done
+fi
+
 run() { # configuration round
   local args=()
   case $1 in
@@ -50,22 +74,24 @@ run() { # configuration round
     collc) args=(-x "LD_PRELOAD=$lib") ;;
     tuned) args=(-x "LD_PRELOAD=$lib" -x "COLLC_PLAN_PATH=$plans"
                  -x "COLLC_RULES=$work/tuned.rules.yaml") ;;
+    measured) args=(-x "LD_PRELOAD=$lib" -x "COLLC_RULES=$work/measured.rules.yaml")
+              [ -z "$mplans" ] || args+=(-x "COLLC_PLAN_PATH=$mplans") ;;
   esac
   "$cluster" run --timeout 1800 -- mpirun -np "$p" "${args[@]}" "$bin/collc-coll-timing" \
     "$iters" "${sizes[@]}" >"$work/$1.$2.txt" 2>"$work/$1.$2.err" ||
     { echo "$1 (round $2) failed:" >&2; tail -5 "$work/$1.$2.err" >&2; exit 1; }
 }
 for r in $(seq "$rounds"); do
-  for c in native han collc tuned; do
+  for c in "${configs[@]}"; do
     echo "round $r: $c" >&2
     run "$c" "$r"
   done
 done
 
-python3 - "$work" "$rounds" "$nodes" "$ppn" "$(basename "$topo")" <<'EOF'
+python3 - "$work" "$rounds" "$nodes" "$ppn" "$(basename "$topo")" "${configs[@]}" <<'EOF'
 import statistics, sys
 work, rounds, nodes, ppn, topo = sys.argv[1], int(sys.argv[2]), *sys.argv[3:6]
-configs = ["native", "han", "collc", "tuned"]
+configs = sys.argv[6:]
 t = {}
 for c in configs:
     for r in range(1, rounds + 1):
@@ -76,8 +102,8 @@ for c in configs:
 keys = sorted({(k[0], k[1]) for k in t}, key=lambda k: (["allreduce", "reduce", "bcast",
                "allgather", "reduce_scatter_block"].index(k[0]), k[1]))
 print(f"# {nodes} nodes x {ppn} ranks of {topo}: median µs over {rounds} interleaved rounds")
-print("| collective | bytes | native µs | han ÷ native | collc ÷ native | tuned ÷ native |")
-print("|---|---:|---:|---:|---:|---:|")
+print("| collective | bytes | native µs | " + " | ".join(f"{c} ÷ native" for c in configs[1:]) + " |")
+print("|---|---:|---:|" + "---:|" * (len(configs) - 1))
 ratios = {c: [] for c in configs[1:]}
 for coll, b in keys:
     med = {c: statistics.median(t[(coll, b, c)]) for c in configs if (coll, b, c) in t}

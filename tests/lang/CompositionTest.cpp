@@ -593,5 +593,35 @@ TEST(HierarchicalLibrary, NLevelRefusesLinesOfUnequalSize) {
   }
 }
 
+TEST(Composition, ParameterValuesReadAndWriteTheirArgumentsNested) {
+  llvm::Expected<lang::ParamValue> v =
+      lang::parseParamValue(" torus2d.calgo( a = 2 , line=multi_leader(inter=ring, k=-3))");
+  ASSERT_TRUE(bool(v)) << llvm::toString(v.takeError());
+  EXPECT_EQ(v->algorithm, "torus2d.calgo");
+  ASSERT_EQ(v->args.size(), 2u);
+  EXPECT_EQ(v->args[0].first, "a");
+  EXPECT_EQ(v->args[0].second.number, 2);
+  EXPECT_FALSE(v->args[0].second.isAlgorithm());
+  const lang::ParamValue &line = v->args[1].second;
+  EXPECT_EQ(line.algorithm, "multi_leader");
+  ASSERT_EQ(line.args.size(), 2u);
+  EXPECT_EQ(line.args[0].second.algorithm, "ring");
+  EXPECT_EQ(line.args[1].second.number, -3);
+  const std::string text = lang::formatParamValue(*v);
+  EXPECT_EQ(text, "torus2d.calgo(a=2,line=multi_leader(inter=ring,k=-3))");
+  llvm::Expected<lang::ParamValue> again = lang::parseParamValue(text);
+  ASSERT_TRUE(bool(again));
+  EXPECT_EQ(*again, *v);
+  EXPECT_EQ(lang::formatParamValue(*lang::parseParamValue("17")), "17");
+  for (const char *bad : {"", "ring(", "ring(a)", "ring(a=1", "ring(a=1))", "ring()", "a b",
+                          "ring(a=1,a=2)", "no/such", "ring(x.calgo=1)"}) {
+    llvm::Expected<lang::ParamValue> r = lang::parseParamValue(bad);
+    EXPECT_FALSE(bool(r)) << bad;
+    if (!r) {
+      EXPECT_FALSE(llvm::toString(r.takeError()).empty()) << bad;
+    }
+  }
+}
+
 } // namespace
 } // namespace collc

@@ -2,7 +2,9 @@
 // hand, its determinism, its budget, and its outputs.
 #include "compiler/Disasm.h"
 #include "compiler/Verifier.h"
+#include "model/Simulator.h"
 #include "tune/Isolate.h"
+#include "tune/Refit.h"
 #include "tune/Report.h"
 #include "tune/Tuner.h"
 #include "runtime/bytecode/Bundle.h"
@@ -361,6 +363,65 @@ TEST(Tuner, ACompilationLongerThanItsShareOfTheBudgetIsStopped) {
                                  "this variant is larger");
   EXPECT_TRUE(r.budgetExhausted);
   EXPECT_LT(took, 60.0); // the compilation alone takes minutes
+}
+
+// Refitting: "measurements" simulated on the same machine with other costs
+// (α ×3, β ×0.5, γ ×2). The refit recovers those costs and leaves alone a
+// level no plan crosses (a rack of one system); its output reads back.
+TEST(Refit, RecoversTheCostsTheMeasurementsWereMadeWithAndKeepsTheRest) {
+  const std::string rack = "  - {name: rack, size: 1, latency: 9us, bandwidth: 1GB/s}\n";
+  const model::Topology model = topology(
+      "format: collc-topology/1\nname: flat\nlevels:\n"
+      "  - {name: system, size: 1024, latency: 2us, bandwidth: 10GB/s}\n" + rack +
+      "reduce: 5GB/s\n");
+  const model::Topology truth = topology(
+      "format: collc-topology/1\nname: flat\nlevels:\n"
+      "  - {name: system, size: 1024, latency: 6us, bandwidth: 20GB/s}\n" + rack +
+      "reduce: 2.5GB/s\n");
+  TuneOptions o = options(4, {"recursive_doubling", "rabenseifner", "ring"}, "8..4M");
+  o.isolate = false;
+  TuneResult r = run(model, o);
+  ASSERT_FALSE(r.candidates.empty());
+  for (size_t s = 0; s < o.sizes.size(); ++s) {
+    Measurement m;
+    m.native = 1;
+    for (size_t c : measureCandidates(r, s, 3)) {
+      llvm::Expected<ir::Plan> p = compiler::disassemble(r.candidates[c].plan);
+      ASSERT_TRUE(bool(p));
+      m.timed.push_back(c);
+      m.times.push_back(model::predictTimes(*p, truth, {o.sizes[s]}, 8, truth.gamma)[0]);
+    }
+    r.measured.push_back(std::move(m));
+  }
+  llvm::Expected<Refit> f = refit(model, r);
+  ASSERT_TRUE(bool(f)) << llvm::toString(f.takeError());
+  EXPECT_GT(f->errorBefore, 0.3);
+  EXPECT_LT(f->errorAfter, 0.01);
+  ASSERT_EQ(f->costs.size(), 5u); // system α β, rack α β, γ
+  EXPECT_NEAR(f->costs[0].after, 6e-6, 6e-6 * 0.05);
+  EXPECT_NEAR(f->costs[1].after, 1 / 20e9, 1 / 20e9 * 0.05);
+  EXPECT_NEAR(f->costs[4].after, 1 / 2.5e9, 1 / 2.5e9 * 0.05);
+  for (size_t k : {2, 3}) {
+    EXPECT_EQ(f->costs[k].kept, "no measured plan depends on it");
+    EXPECT_EQ(f->costs[k].after, f->costs[k].before);
+  }
+  EXPECT_NEAR(f->topology.gammaOf("double"), 1 / 2.5e9, 1 / 2.5e9 * 0.05);
+  EXPECT_EQ(f->topology.gammaOf("float"), 1 / 5e9); // another datatype keeps its γ
+  llvm::Expected<model::Topology> back =
+      model::parseTopology(model::printTopology(f->topology), "refit.yaml");
+  ASSERT_TRUE(bool(back)) << llvm::toString(back.takeError());
+  EXPECT_EQ(back->name, "flat-refit");
+  EXPECT_NEAR(back->levels[0].alpha, f->costs[0].after, f->costs[0].after * 1e-3);
+  const std::string md = refitReport(*f);
+  EXPECT_NE(md.find("| rack latency | 9 us | 9 us | kept: no measured plan depends on it |"),
+            std::string::npos)
+      << md;
+
+  r.measured.assign(o.sizes.size(), Measurement{{}, {}, -1, {}}); // nothing measured
+  llvm::Expected<Refit> none = refit(model, r);
+  ASSERT_FALSE(bool(none));
+  EXPECT_EQ(llvm::toString(none.takeError()),
+            "nothing was measured, so there is nothing to refit to");
 }
 
 TEST(Isolate, ReturnsTheBytesAReportsDeathsAndStopsAtTheDeadline) {

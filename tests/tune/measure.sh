@@ -9,7 +9,11 @@
 #  - the linear allreduce (6 hops in a row at 4 ranks, against native's 2
 #    rounds): native MPI measured fastest, so the rules say native and no
 #    bundle is written;
-#  - misuse: a job of another size than --ranks, --measure-top out of range.
+#  - --refit writes a topology that reads back, with the error before and
+#    after on stderr (after <= before) and a table in the report;
+#  - --noncommutative times the order-preserving plans with a user op;
+#  - misuse: a job of another size than --ranks, --measure-top out of range,
+#    --refit without --measure.
 set -euo pipefail
 collc=$1 compare=$2 mpiexec=$3 lib=$4 prog=$5 userlib=$6 topo=$7 work=$8
 rm -rf "$work"
@@ -23,6 +27,7 @@ for np in 2 4; do
   run "$np" "$collc" tune --measure --measure-top 2 --library "$userlib" --algorithms torus2d,ring \
     --topology "$topo" --ranks "$np" --sizes 8,64K --segments 1,2 --budget none \
     -o "m$np.cbundle" --rules "m$np.rules" --report "m$np.md" --json "m$np.json" \
+    --refit "m$np.topology.yaml" \
     >"m$np.out" 2>"m$np.err" || { cat "m$np.err"; fail "tune --measure at $np ranks"; }
   grep -q "^collc tune: measuring 8 B: native, " "m$np.err" || fail "no progress line at $np ranks"
   grep -q "^  bytes  *plan  *measured$" "m$np.out" || fail "the summary shows no measured column"
@@ -49,6 +54,20 @@ assert ranges == [w for i, w in enumerate(winners) if i == 0 or winners[i - 1] !
 print(f"np {np}: winners {winners}")
 PY
   grep -q "^## Measured" "m$np.md" || fail "the report has no Measured section"
+  grep -q "^## Refitted topology" "m$np.md" || fail "the report has no Refitted topology section"
+  grep -q "^| system latency | " "m$np.md" || { cat "m$np.md"; fail "no refitted latency row"; }
+  line=$(grep "^collc tune: wrote the refitted topology to m$np.topology.yaml: rms of ln(predicted / measured) " "m$np.err") \
+    || { cat "m$np.err"; fail "no refit line at $np ranks"; }
+  python3 - "$line" <<'PY' || fail "the refit made the error worse: $line"
+import re, sys
+m = re.search(r"([0-9.]+) -> ([0-9.]+) over ([0-9]+) measured plan times$", sys.argv[1])
+assert m, sys.argv[1]
+before, after, n = float(m[1]), float(m[2]), int(m[3])
+assert after <= before and n >= 2, (before, after, n)
+PY
+  grep -q "^name: \"uniform-refit\"$" "m$np.topology.yaml" || { cat "m$np.topology.yaml"; fail "refit name"; }
+  "$collc" tune --topology "m$np.topology.yaml" --ranks "$np" --algorithms ring --segments 1 \
+    --sizes 8 -o "r$np.cbundle" --quiet >/dev/null || fail "the refitted topology does not read back"
   grep -q "^| 8 B | native | - | " "m$np.md" || fail "the report has no native row"
 done
 
@@ -80,4 +99,23 @@ run 2 "$collc" tune --measure --measure-top 0 --topology "$topo" --ranks 2 --siz
 rc=$?
 set -e
 [ $rc = 2 ] && grep -q "^collc: --measure-top 0 out of range (1..16)$" x.err || { cat x.err; fail "--measure-top 0: exit $rc"; }
+set +e
+"$collc" tune --refit x.yaml --topology "$topo" --ranks 2 --sizes 8 -o x.cbundle >x.out 2>x.err
+rc=$?
+set -e
+[ $rc = 2 ] && grep -q "^collc: --refit FILE needs --measure: it fits the topology to the measured times$" x.err \
+  || { cat x.err; fail "--refit without --measure: exit $rc"; }
+[ ! -e x.yaml ] || fail "--refit without --measure wrote a file"
+
+# --noncommutative: order-preserving plans timed with the matrix product.
+run 2 "$collc" tune --measure --noncommutative --measure-top 1 --algorithms ring,recursive_doubling \
+  --segments 1 --topology "$topo" --ranks 2 --sizes 64K --budget none -o nc.cbundle --json nc.json \
+  >nc.out 2>nc.err || { cat nc.err; fail "tune --measure --noncommutative"; }
+grep -q "^collc tune: measuring 64 KiB with a non-commutative user op (2x2 matrix product): native, " nc.err \
+  || { cat nc.err; fail "--noncommutative was not timed with the user op"; }
+python3 - nc.json <<'PY'
+import json, sys
+m = json.load(open(sys.argv[1]))["measured"]
+assert len(m) == 1 and m[0]["native"] > 0 and m[0]["plans"][0]["measured"] > 0, m
+PY
 echo "measure.sh: all checks passed"

@@ -162,29 +162,14 @@ llvm::Expected<std::shared_ptr<const lang::Layout>> layoutFromFlags(uint32_t p) 
 
 llvm::Expected<lang::ParamValues> paramsFromFlags() {
   lang::ParamValues out;
-  auto isName = [](llvm::StringRef v) {
-    if (v.endswith(".calgo"))
-      return true;
-    if (v.empty() || std::isdigit(static_cast<unsigned char>(v[0])))
-      return false;
-    for (char c : v)
-      if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_')
-        return false;
-    return true;
-  };
   for (const std::string &s : sets) {
     auto [name, value] = llvm::StringRef(s).split('=');
-    int64_t v = 0;
-    if (name.empty() || !llvm::StringRef(s).contains('='))
+    if (name.trim().empty() || !llvm::StringRef(s).contains('='))
       return misuse(llvm::formatv("--set '{0}' is not NAME=VALUE", s));
-    if (!value.getAsInteger(10, v))
-      out.emplace_back(name.str(), lang::ParamValue(v));
-    else if (isName(value))
-      out.emplace_back(name.str(), lang::ParamValue(value.str()));
-    else
-      return misuse(llvm::formatv("--set '{0}': '{1}' is neither an integer nor an "
-                                  "algorithm's name",
-                                  s, value));
+    llvm::Expected<lang::ParamValue> v = lang::parseParamValue(value);
+    if (!v)
+      return misuse(llvm::formatv("--set '{0}': {1}", s, llvm::toString(v.takeError())));
+    out.emplace_back(name.trim().str(), std::move(*v));
   }
   return out;
 }

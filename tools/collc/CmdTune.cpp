@@ -6,6 +6,7 @@
 #include "tools/collc/TuneMeasure.h"
 
 #include "model/Topology.h"
+#include "tune/Refit.h"
 #include "tune/Report.h"
 #include "tune/Tuner.h"
 #include "runtime/kernels/Kernels.h"
@@ -18,6 +19,7 @@
 #include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <cctype>
 #include <chrono>
 #include <cmath>
 #include <limits>
@@ -97,6 +99,11 @@ cl::opt<unsigned> measureTop("measure-top",
                                       "model's fastest (default 3)"),
                              cl::value_desc("K"), cl::init(3), cl::sub(TuneCommand()),
                              cl::cat(category()));
+cl::opt<std::string> refitPath("refit",
+                               cl::desc("--measure: also write the topology with its costs "
+                                        "refitted to the measured times"),
+                               cl::value_desc("FILE"), cl::sub(TuneCommand()),
+                               cl::cat(category()));
 
 llvm::Error misuse(const llvm::Twine &m) {
   return llvm::createStringError(llvm::inconvertibleErrorCode(), m.str());
@@ -202,9 +209,26 @@ llvm::Expected<tune::TuneOptions> optionsFromFlags() {
   return o;
 }
 
+/// `w` as one shell word: quoted when it holds anything but letters, digits
+/// and _ . / = , : + - @ %.
+std::string shellWord(llvm::StringRef w) {
+  if (!w.empty() && llvm::all_of(w, [](char c) {
+        return std::isalnum(static_cast<unsigned char>(c)) ||
+               llvm::StringRef("_./=,:+-@%").contains(c);
+      }))
+    return w.str();
+  std::string q = "'";
+  for (char c : w)
+    q += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return q + "'";
+}
+
 std::string commandLine() {
-  std::string s = "collc tune --topology " + topologyPath + " --collective " + collective +
-                  " --ranks " + ranksFlag;
+  std::string s = "collc tune";
+  for (const std::string &dir : libraryFlags())
+    s += " --library " + shellWord(dir);
+  s += " --topology " + shellWord(topologyPath) + " --collective " + collective +
+       " --ranks " + ranksFlag;
   if (ir::parseCollective(collective) && ir::hasRoot(*ir::parseCollective(collective)))
     s += " --root " + std::to_string(root);
   s += " --sizes " + sizesFlag;
@@ -213,17 +237,19 @@ std::string commandLine() {
   if (noncommutative)
     s += " --noncommutative";
   if (!algorithmsFlag.empty())
-    s += " --algorithms " + algorithmsFlag;
+    s += " --algorithms " + shellWord(algorithmsFlag);
   if (llvm::Expected<lang::ParamValues> fixed = paramsFromFlags())
     for (const auto &[k, v] : *fixed)
-      s += " --set " + k + "=" + (v.isAlgorithm() ? v.algorithm : std::to_string(v.number));
+      s += " --set " + shellWord(k + "=" + lang::formatParamValue(v));
   else
     llvm::consumeError(fixed.takeError());
-  s += " --segments " + segmentsFlag + " --budget " + budgetFlag + " -o " + output;
+  s += " --segments " + segmentsFlag + " --budget " + budgetFlag + " -o " + shellWord(output);
   if (!rulesPath.empty())
-    s += " --rules " + rulesPath;
+    s += " --rules " + shellWord(rulesPath);
   if (measureFlag)
     s += " --measure --measure-top " + std::to_string(measureTop);
+  if (!refitPath.empty())
+    s += " --refit " + shellWord(refitPath);
   return s;
 }
 
@@ -234,6 +260,9 @@ int tuneOn(MPI_Comm world);
 } // namespace
 
 int runTune() {
+  if (!refitPath.empty() && !measureFlag)
+    return reportMisuse(misuse("--refit FILE needs --measure: it fits the topology to the "
+                               "measured times"));
   if (!measureFlag)
     return tuneOn(MPI_COMM_NULL);
   if (measureTop < 1 || measureTop > 16)
@@ -296,7 +325,8 @@ int tuneOn(MPI_Comm world) {
   // Before a search of up to --budget: every output can be written, once.
   std::vector<std::string> outputs;
   for (const std::string *path : {&output.getValue(), &rulesPath.getValue(),
-                                  &reportPath.getValue(), &jsonPath.getValue()}) {
+                                  &reportPath.getValue(), &jsonPath.getValue(),
+                                  &refitPath.getValue()}) {
     if (path->empty() || *path == "-")
       continue;
     if (llvm::is_contained(outputs, *path))
@@ -328,6 +358,24 @@ int tuneOn(MPI_Comm world) {
     tune::applyMeasurements(*result, measure(&*result, *opts, mo, world));
     result->options.budget = budget;
   }
+  std::string refitSection;
+  if (!refitPath.empty()) {
+    llvm::Expected<tune::Refit> f = tune::refit(*topo, *result);
+    if (!f) {
+      llvm::errs() << "collc: note: --refit: " << llvm::toString(f.takeError())
+                   << "; no topology is written\n";
+    } else {
+      if (!writeOutput(refitPath, model::printTopology(f->topology)))
+        return Misuse;
+      refitSection = tune::refitReport(*f);
+      if (!quiet)
+        llvm::errs() << llvm::formatv("collc tune: wrote the refitted topology to {0}: rms of "
+                                      "ln(predicted / measured) {1:f3} -> {2:f3} over {3} "
+                                      "measured plan times\n",
+                                      refitPath.getValue(), f->errorBefore, f->errorAfter,
+                                      f->samples);
+    }
+  }
   tune::OutputNames names{topologyPath, output, rulesPath, commandLine()};
   if (tune::hasPlans(*result)) {
     llvm::Expected<std::vector<uint8_t>> bundle = tune::bundleOf(*result);
@@ -349,7 +397,8 @@ int tuneOn(MPI_Comm world) {
   }
   if (!rulesPath.empty() && !writeOutput(rulesPath, tune::rulesOf(*result, names)))
     return Misuse;
-  if (!reportPath.empty() && !writeOutput(reportPath, tune::reportOf(*result, names)))
+  if (!reportPath.empty() &&
+      !writeOutput(reportPath, tune::reportOf(*result, names) + refitSection))
     return Misuse;
   if (!jsonPath.empty() && !writeOutput(jsonPath, tune::jsonOf(*result)))
     return Misuse;

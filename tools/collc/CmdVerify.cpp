@@ -313,7 +313,7 @@ int verifyAlgorithm() {
         return reportMisuse(llvm::createStringError(
             llvm::inconvertibleErrorCode(),
             "--cache: --set %s=%s: a proof record holds integer parameters only",
-            name.c_str(), value.algorithm.c_str()));
+            name.c_str(), lang::formatParamValue(value).c_str()));
       sortedParams.emplace_back(name, value.number);
     }
     std::sort(sortedParams.begin(), sortedParams.end());

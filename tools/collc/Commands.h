@@ -11,6 +11,9 @@
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/Error.h"
 
+#include <string>
+#include <vector>
+
 namespace collc::tool {
 
 enum ExitCode : int { Success = 0, Refused = 1, Misuse = 2 };
@@ -33,6 +36,8 @@ bool writeOutput(llvm::StringRef path, llvm::StringRef text);
 /// and the .calgo files of `tune --algorithms`), reading them from argv
 /// before the options are parsed; false after printing one line per error.
 bool loadUserLibraries(int argc, char **argv);
+/// The --library folders given (not COLLC_LIBRARY's), in order.
+const std::vector<std::string> &libraryFlags();
 
 struct Command {
   llvm::cl::SubCommand *sub;

@@ -39,6 +39,8 @@ const char *optionValue(int argc, char **argv, int &i, llvm::StringRef name) {
 }
 } // namespace
 
+const std::vector<std::string> &libraryFlags() { return library; }
+
 bool loadUserLibraries(int argc, char **argv) {
   std::vector<std::string> folders, files;
   const bool tune = argc > 1 && llvm::StringRef(argv[1]) == "tune";

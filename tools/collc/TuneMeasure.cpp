@@ -171,8 +171,13 @@ std::vector<tune::Measurement> measure(const tune::TuneResult *result,
       collc_plan_free(&p);
   }
 
+  // Order-preserving plans are timed with an operation that is not
+  // commutative, as the users they are for will run them: collc-bench's 2x2
+  // matrix product, a user op on 16-byte elements.
   const std::optional<rt::ElemType> et = rt::parseElemType(opts.dtype);
-  const bench::Workload w = bench::builtinWorkload(rt::ReduceOp::Sum, *et);
+  const bool matrix = opts.noncommutative && ir::reduces(opts.collective);
+  const bench::Workload w =
+      matrix ? bench::matrixWorkload() : bench::builtinWorkload(rt::ReduceOp::Sum, *et);
   const bench::CallKind kind = callKindOf(opts.collective);
   const int root = ir::hasRoot(opts.collective) ? int(opts.root) : 0;
   std::vector<tune::Measurement> out;
@@ -191,7 +196,8 @@ std::vector<tune::Measurement> measure(const tune::TuneResult *result,
       out.push_back(std::move(m)); // not measured: the model's choice stays
       continue;
     }
-    bench::Call call(kind, w, comm, opts.sizes[s] / opts.elemBytes, /*inPlace=*/false, root);
+    const uint64_t count = std::max<uint64_t>(1, opts.sizes[s] / w.extent);
+    bench::Call call(kind, w, comm, count, /*inPlace=*/false, root);
     call.prepare(0);
     // Contestant 0 is native MPI; then the plans.
     std::vector<std::function<int()>> runs;
@@ -207,7 +213,9 @@ std::vector<tune::Measurement> measure(const tune::TuneResult *result,
     const double once = timeTurn(runs[0], 1, comm);
     const int iters = int(std::clamp(std::ceil(5e-3 / std::max(once, 1e-7)), 1.0, 200.0));
     if (mo.progress && me == 0) {
-      *mo.progress << "collc tune: measuring " << tune::formatBytes(opts.sizes[s]) << ": native";
+      *mo.progress << "collc tune: measuring " << tune::formatBytes(opts.sizes[s])
+                   << (matrix ? " with a non-commutative user op (2x2 matrix product)" : "")
+                   << ": native";
       for (uint32_t c : q.timed[s])
         *mo.progress << ", " << result->candidates[c].name;
       *mo.progress << llvm::formatv(" ({0} rounds of {1} calls)\n", mo.rounds, iters);
@@ -230,6 +238,8 @@ std::vector<tune::Measurement> measure(const tune::TuneResult *result,
   }
   for (auto &[c, p] : plans)
     collc_plan_free(&p);
+  if (matrix)
+    bench::freeMatrixWorkload();
   if (me != 0)
     return {};
   return out;
