@@ -135,14 +135,27 @@ int stageInput(const Args &a) {
   if (int rc = PMPI_Pack_size(a.sendcount, a.sendtype, MPI_COMM_SELF, &packed);
       rc != MPI_SUCCESS)
     return rc;
-  std::vector<char> buf(size_t(packed) + 1);
-  if (int rc = PMPI_Pack(a.sendbuf, a.sendcount, a.sendtype, buf.data(), packed, &position,
-                         MPI_COMM_SELF);
+  char *block = static_cast<char *>(a.recvbuf) + MPI_Aint(rank) * a.count * extent;
+  // The block packed first, then overwritten by what is sent: an erroneous
+  // send side of another size (Serve.cpp) is cut to the block, or leaves
+  // the rest of the block as it was.
+  int blockPacked = 0;
+  if (int rc = PMPI_Pack_size(a.count, a.type, MPI_COMM_SELF, &blockPacked); rc != MPI_SUCCESS)
+    return rc;
+  std::vector<char> buf(size_t(std::max(packed, blockPacked)) + 1);
+  if (packed < blockPacked)
+    if (int rc = PMPI_Pack(block, a.count, a.type, buf.data(), blockPacked, &position,
+                           MPI_COMM_SELF);
+        rc != MPI_SUCCESS)
+      return rc;
+  position = 0;
+  if (int rc = PMPI_Pack(a.sendbuf, a.sendcount, a.sendtype, buf.data(), int(buf.size()),
+                         &position, MPI_COMM_SELF);
       rc != MPI_SUCCESS)
     return rc;
-  char *block = static_cast<char *>(a.recvbuf) + MPI_Aint(rank) * a.count * extent;
   position = 0;
-  return PMPI_Unpack(buf.data(), packed, &position, block, a.count, a.type, MPI_COMM_SELF);
+  return PMPI_Unpack(buf.data(), std::max(packed, blockPacked), &position, block, a.count,
+                     a.type, MPI_COMM_SELF);
 }
 
 void addPending(Global &g, CommState &cs, Pending *p) {

@@ -133,6 +133,18 @@ int64_t wholeBytes(const Args &a, const CommState *cs) {
   return (blocks ? count * cs->size : count) * size;
 }
 
+/// The send buffer named again as the receive buffer instead of
+/// MPI_IN_PLACE: an erroneous call, which MPI reports (Open MPI:
+/// MPI_ERR_BUFFER) or defines its own way, so native MPI gets it. Reduce
+/// looks at the receive buffer on the root only; bcast has one buffer.
+bool aliased(const Args &a, int rank) {
+  const Coll c = collOf(a.kind);
+  if (c == Coll::Bcast || a.sendbuf == MPI_IN_PLACE || a.sendbuf == MPI_BOTTOM ||
+      a.sendbuf != a.recvbuf)
+    return false;
+  return c != Coll::Reduce || rank == a.root;
+}
+
 } // namespace
 
 void logDecision(Global &g, const Args &a, const CommState *cs, const std::string &what) {
@@ -222,15 +234,28 @@ int serve(const Args &a) {
     return fallback(g, a, &cs, Reason::Arguments, "root out of range");
   if (a.type == MPI_DATATYPE_NULL || (reduces(c) && a.op == MPI_OP_NULL))
     return fallback(g, a, &cs, Reason::Arguments, "null datatype or operation");
+  if (aliased(a, cs.rank))
+    return fallback(g, a, &cs, Reason::Arguments,
+                    "the send buffer is the receive buffer, not MPI_IN_PLACE");
   if (stagesInput(a)) {
-    // Equal type signatures (MPI's rule) have equal sizes.
     int sendSize = 0, recvSize = 0;
     if (a.sendtype == MPI_DATATYPE_NULL || a.sendcount < 0 ||
         PMPI_Type_size(a.sendtype, &sendSize) != MPI_SUCCESS ||
-        PMPI_Type_size(a.type, &recvSize) != MPI_SUCCESS ||
-        int64_t(sendSize) * a.sendcount != int64_t(recvSize) * a.count)
-      return fallback(g, a, &cs, Reason::Arguments,
-                      "the send side is not one block of the receive side");
+        PMPI_Type_size(a.type, &recvSize) != MPI_SUCCESS)
+      return fallback(g, a, &cs, Reason::Arguments, "the send side's datatype or count");
+    // Equal type signatures (MPI's rule) have equal sizes. Another size is
+    // an erroneous call that native MPI completes; going native here alone
+    // would part this rank from the others, which decide on the receive
+    // side and run the plan: this rank runs it too, its block staged from
+    // what it sends (cut to the block, or the rest of the block as it was).
+    if (int64_t(sendSize) * a.sendcount != int64_t(recvSize) * a.count)
+      warn(g,
+           "an MPI_Allgather whose send side (" +
+               std::to_string(int64_t(sendSize) * a.sendcount) +
+               " bytes) is not one block of its receive side (" +
+               std::to_string(int64_t(recvSize) * a.count) +
+               " bytes) is erroneous; collc sends the block with what fits of the send side",
+           false);
   }
   // Bcast and allgather as bytes (ByteView.h): from here on `v` is what runs
   // and decides; what falls back hands the user's call `a` to native MPI.
