@@ -13,6 +13,9 @@
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/MemoryBuffer.h"
 
+#include <optional>
+#include <set>
+
 namespace collc::ir {
 
 namespace {
@@ -43,8 +46,17 @@ private:
   [[noreturn]] void syntax(Node n, const llvm::Twine &msg) const {
     fail(n, ReadErrorKind::Syntax, msg);
   }
-  [[noreturn]] void invalid(Node n, const llvm::Twine &msg) const {
-    fail(n, ReadErrorKind::Invalid, msg);
+  /// Records the first `invalid` and reads on: a `syntax` error anywhere in
+  /// the file wins over it (the file is not a plan), whatever their order;
+  /// read() reports it at the end.
+  void invalid(Node n, const llvm::Twine &msg) const {
+    if (firstInvalid_)
+      return;
+    try {
+      fail(n, ReadErrorKind::Invalid, msg);
+    } catch (const ReadFailure &f) {
+      firstInvalid_ = f;
+    }
   }
 
   using Fields = yaml::Fields;
@@ -56,9 +68,13 @@ private:
   uint32_t integer(Node n, llvm::StringRef what) const;
   uint32_t peer(Node n, llvm::StringRef what) const;
   bool boolean(Node n, llvm::StringRef what) const;
-  void readOp(Node n, const Shape &shape, uint32_t rank, llvm::SmallVectorImpl<Op> &ops) const;
+  /// Reads one op; `check`: also check it against the shape (checkOp),
+  /// which needs a valid shape and rank.
+  void readOp(Node n, const Shape &shape, uint32_t rank, llvm::SmallVectorImpl<Op> &ops,
+              bool check) const;
 
   std::string file_;
+  mutable std::optional<ReadFailure> firstInvalid_;
 };
 
 Reader::Fields Reader::keys(Node map, llvm::ArrayRef<llvm::StringRef> allowed,
@@ -116,7 +132,7 @@ bool Reader::boolean(Node n, llvm::StringRef what) const {
 }
 
 void Reader::readOp(Node n, const Shape &shape, uint32_t rank,
-                    llvm::SmallVectorImpl<Op> &ops) const {
+                    llvm::SmallVectorImpl<Op> &ops, bool check) const {
   if (!n.isMap())
     syntax(n, "expected an op mapping like {op: send, to: 1, buf: out, chunk: 0}");
   const Node kindNode = n.lookup("op");
@@ -211,6 +227,8 @@ void Reader::readOp(Node n, const Shape &shape, uint32_t rank,
     op.order = *order;
   }
   ops.push_back(op);
+  if (!check)
+    return;
   if (std::optional<std::string> e = checkOp(shape, rank, ops, ops.size() - 1))
     invalid(n, llvm::formatv("rank {0}, op {1} ({2}): {3}", rank, ops.size() - 1,
                              describe(op), *e));
@@ -238,8 +256,9 @@ Plan Reader::read(Node root) {
     llvm::StringRef version = llvm::StringRef(tag);
     if (version.consume_front("collc-plan/") && !version.empty() &&
         llvm::all_of(version, [](char c) { return c >= '0' && c <= '9'; }))
-      invalid(fmt, llvm::formatv("unsupported format '{0}': this collc reads {1}", tag,
-                                 formatTag));
+      // Another version's plan is read no further: its keys are not ours.
+      fail(fmt, ReadErrorKind::Invalid,
+           llvm::formatv("unsupported format '{0}': this collc reads {1}", tag, formatTag));
     syntax(fmt, llvm::formatv("unknown format '{0}' (expected {1})", tag, formatTag));
   }
 
@@ -278,43 +297,50 @@ Plan Reader::read(Node root) {
   if (!hasRoot(shape.collective) && has("root"))
     invalid(fields.key("root"),
             llvm::formatv("'root' is only allowed for reduce and bcast, not {0}", collText));
+  bool shapeOk = true;
   if (std::optional<ShapeError> e = checkShape(shape)) {
     const Fields::Field *f = fields.find(e->field);
     invalid(f ? f->value : coll, e->message);
+    shapeOk = false; // the programs are still read, for syntax only
   }
 
-  plan.programs.resize(shape.ranks);
+  if (shapeOk)
+    plan.programs.resize(shape.ranks);
   const Node progs = need("programs");
   if (!progs.isMap() && !progs.isNull())
     syntax(progs, "expected 'programs' to map each rank to its list of ops");
-  std::vector<bool> seen(shape.ranks, false);
+  std::set<uint32_t> seen;
   for (uint32_t r = 0, e = progs.size(); r < e; ++r) {
     const Node rankNode = progs.key(r);
     uint32_t rank = integer(rankNode, "rank");
-    if (rank >= shape.ranks)
+    const bool inRange = shapeOk && rank < shape.ranks;
+    if (shapeOk && !inRange)
       invalid(rankNode,
               llvm::formatv("rank {0} out of range (ranks = {1})", rank, shape.ranks));
-    if (seen[rank])
+    if (!seen.insert(rank).second)
       syntax(rankNode, llvm::formatv("rank {0} listed twice in 'programs'", rank));
-    seen[rank] = true;
     const Node list = progs.value(r);
     if (list.isNull())
       continue;
     if (!list.isSequence())
       syntax(list, llvm::formatv("expected a list of ops for rank {0}", rank));
-    auto &ops = plan.programs[rank].ops;
+    llvm::SmallVector<Op, 0> unchecked;
+    auto &ops = inRange ? plan.programs[rank].ops : unchecked;
     ops.reserve(list.size());
     for (uint32_t i = 0, n = list.size(); i < n; ++i)
-      readOp(list.element(i), shape, rank, ops);
+      readOp(list.element(i), shape, rank, ops, /*check=*/inRange);
   }
   // Every rank has a program, even an empty one: a rank left out is far more
   // often a mistake (ranks: 5 with four programs) than a rank without ops.
-  for (uint32_t r = 0; r < shape.ranks; ++r)
-    if (!seen[r])
+  for (uint32_t r = 0; shapeOk && r < shape.ranks; ++r)
+    if (!seen.count(r))
       invalid(progs.hasMark() ? progs : root,
               llvm::formatv("rank {0} has no program (ranks: {1}, and 'programs' lists {2}); "
                             "write '{0}: []' for a rank without ops",
-                            r, shape.ranks, llvm::count(seen, true)));
+                            r, shape.ranks,
+                            llvm::count_if(seen, [&](uint32_t x) { return x < shape.ranks; })));
+  if (firstInvalid_)
+    throw *firstInvalid_;
   return plan;
 }
 

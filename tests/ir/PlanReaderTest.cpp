@@ -290,4 +290,32 @@ TEST(PlanReader, ReadsDefaultsForOptionalKeys) {
   EXPECT_EQ(op.srcChunk, 0u);
 }
 
+// `syntax` (not a plan) wins over `invalid` wherever each sits in the file:
+// an invalid op before or after an unknown key, an invalid shape before a
+// malformed op; the first invalid is reported when the file has no syntax
+// error.
+TEST(PlanReader, SyntaxWinsWhateverTheOrder) {
+  const std::string badChunk = "    - {op: copy, buf: out, chunk: 9, count: 1, src: in}\n";
+  const std::string badKey = "    - {op: copy, buf: out, chunk: 0, count: 1, src: in, x: 1}\n";
+  EXPECT_EQ(errorOf(withOps(badChunk)).find("t.yaml:9:7: invalid: "), 0u)
+      << errorOf(withOps(badChunk));
+  for (const std::string &ops : {badChunk + badKey, badKey + badChunk}) {
+    const std::string e = errorOf(withOps(ops));
+    EXPECT_NE(e.find(": syntax: unknown key 'x' in copy op"), std::string::npos) << e;
+  }
+  // An invalid shape (ranks 0) and a malformed op after it.
+  const std::string text = "format: collc-plan/1\ncollective: allreduce\nranks: 0\n"
+                           "chunks: 2\nprograms:\n  0:\n    - {op: fly}\n";
+  EXPECT_NE(errorOf(text).find("t.yaml:7:12: syntax: unknown op 'fly'"), std::string::npos)
+      << errorOf(text);
+  // A rank out of range, then a program with an unknown key.
+  const std::string ranks = std::string(header) + "programs:\n  0: []\n  1: []\n  7: []\n"
+                            "  2:\n" + badKey;
+  EXPECT_NE(errorOf(ranks).find(": syntax: unknown key 'x'"), std::string::npos)
+      << errorOf(ranks);
+  // Without the syntax error, the first invalid one.
+  EXPECT_EQ(errorOf(std::string(header) + "programs:\n  0: []\n  1: []\n  7: []\n"),
+            "t.yaml:10:3: invalid: rank 7 out of range (ranks = 2)");
+}
+
 } // namespace
