@@ -188,14 +188,17 @@ llvm::Expected<Refit> refit(const model::Topology &topo, const TuneResult &r) {
     for (size_t k = 0; k < n; ++k)
       *value[k] = out.costs[k].before * std::exp(logFactor[k]);
   };
-  auto meanSquaredLogError = [&] {
+  // ln(predicted / measured) per sample, with the costs scaled by e^th.
+  auto logErrors = [&](const std::vector<double> &th) {
+    set(th);
     const std::vector<double> p = predictions();
-    double e = 0;
-    for (size_t i = 0; i < samples.size(); ++i) {
-      const double d = std::log(std::max(p[i], 1e-15) / samples[i].measured);
-      e += d * d;
-    }
-    return e / double(samples.size());
+    std::vector<double> e;
+    for (size_t i = 0; i < samples.size(); ++i)
+      e.push_back(std::log(std::max(p[i], 1e-15) / samples[i].measured));
+    return e;
+  };
+  auto rms = [&](const std::vector<double> &th) {
+    return std::sqrt(sumSquares(logErrors(th)) / double(samples.size()));
   };
 
   // Which costs the samples see: doubling one must move some prediction.
@@ -221,14 +224,18 @@ llvm::Expected<Refit> refit(const model::Topology &topo, const TuneResult &r) {
   }
   set(theta);
 
-  auto objective = [&](const std::vector<double> &th) {
-    set(th);
-    double reg = 0;
-    for (double x : th)
-      reg += x * x;
-    return meanSquaredLogError() + tieBreak * reg;
+  // What both searches minimize: the mean squared log error, and the pull
+  // towards the topology's costs (the factors of fixed costs stay 0).
+  auto residuals = [&](const std::vector<double> &th) {
+    std::vector<double> r = logErrors(th);
+    for (double &x : r)
+      x /= std::sqrt(double(samples.size()));
+    for (size_t k : free)
+      r.push_back(std::sqrt(tieBreak) * th[k]);
+    return r;
   };
-  out.errorBefore = std::sqrt(meanSquaredLogError());
+  auto objective = [&](const std::vector<double> &th) { return sumSquares(residuals(th)); };
+  out.errorBefore = rms(theta);
   double best = objective(theta);
   int evaluations = 1;
   for (double step = std::log(4.0); step > 1e-3 && evaluations < maxEvaluations;) {
@@ -249,25 +256,13 @@ llvm::Expected<Refit> refit(const model::Topology &topo, const TuneResult &r) {
   }
   // Then Levenberg-Marquardt from there, for the valleys where two costs
   // trade off against each other and coordinate steps crawl.
-  auto residuals = [&](const std::vector<double> &th) {
-    set(th);
-    const std::vector<double> p = predictions();
-    std::vector<double> r;
-    for (size_t i = 0; i < samples.size(); ++i)
-      r.push_back(std::log(std::max(p[i], 1e-15) / samples[i].measured) /
-                  std::sqrt(double(samples.size())));
-    for (size_t k : free)
-      r.push_back(std::sqrt(tieBreak) * th[k]);
-    return r;
-  };
   levenbergMarquardt(residuals, free, theta);
-  set(theta);
-  out.errorAfter = std::sqrt(meanSquaredLogError());
+  out.errorAfter = rms(theta);
   if (!(out.errorAfter < out.errorBefore)) { // no better than the topology as given
     std::fill(theta.begin(), theta.end(), 0.0);
-    set(theta);
     out.errorAfter = out.errorBefore;
   }
+  set(theta);
   for (size_t k = 0; k < n; ++k)
     out.costs[k].after = *value[k];
 
