@@ -138,14 +138,90 @@ CommState *stateFor(Global &g, MPI_Comm comm) {
 }
 
 void prepare(Global &g, CommState &cs, MPI_Comm comm) {
-  if (cs.ready || cs.inter || cs.foreign || g.disabled)
+  if (cs.ready || cs.setUpFailed || cs.inter || cs.foreign || g.disabled)
     return;
   InternalScope internal;
   rt::Status s = rt::prepareComm(comm);
-  cs.ready = s.ok();
-  if (!s.ok())
-    warn(g, "cannot set up a communicator for collc (" + s.message() + "); it uses native MPI",
-         false);
+  std::string why = s.ok() ? "" : s.message();
+  if (s.ok() && g.config.fails(Fault::Setup, g.worldRank))
+    why = "COLLC_FAULT=setup";
+  // The runtime's part may fail on one rank alone (shared memory agrees
+  // within a node, not across them): the ranks agree, or one of them would
+  // go native while the others run plans.
+  int mine = why.empty() ? 1 : 0, all = 0;
+  if (PMPI_Allreduce(&mine, &all, 1, MPI_INT, MPI_MIN, comm) != MPI_SUCCESS)
+    all = 0;
+  cs.ready = all == 1;
+  cs.setUpFailed = !cs.ready;
+  if (cs.ready)
+    cs.dup = rt::privateComm(comm);
+  if (!why.empty())
+    warn(g, "cannot set up a communicator for collc (" + why + "); it uses native MPI", false);
+  else if (!cs.ready && g.config.debug)
+    debugLine(g, "comm " + std::to_string(cs.id) +
+                     ": another rank could not set it up; it uses native MPI");
+}
+
+namespace {
+
+/// The agreement on `slot` is known (`all`): every rank has it, or not.
+void settle(Global &g, const CommState &cs, PlanSlot &slot, int all) {
+  slot.agreed = all == 1 ? Agreement::Everywhere : Agreement::NotEverywhere;
+  if (slot.agreed == Agreement::NotEverywhere && slot.mine == 1) {
+    slot.error = "another rank of the communicator could not load it";
+    if (g.config.debug)
+      debugLine(g, "comm " + std::to_string(cs.id) + ": " + name(slot.collective) + " plan " +
+                       slot.algorithm + ": " + slot.error + "; it uses native MPI");
+  }
+}
+
+} // namespace
+
+bool agreeSlot(Global &g, CommState &cs, MPI_Comm comm, PlanSlot &slot, bool ok) {
+  if (slot.agreed != Agreement::Pending)
+    return slot.agreed == Agreement::Everywhere;
+  slot.mine = slot.plan && ok ? 1 : 0;
+  int all = 0;
+  InternalScope internal;
+  if (PMPI_Allreduce(&slot.mine, &all, 1, MPI_INT, MPI_MIN, comm) != MPI_SUCCESS)
+    all = 0;
+  settle(g, cs, slot, all);
+  return slot.agreed == Agreement::Everywhere;
+}
+
+void postAgreement(Global &g, CommState &cs, MPI_Comm comm, PlanSlot &slot, bool ok) {
+  if (slot.agreed != Agreement::Pending || slot.posted)
+    return;
+  slot.mine = slot.plan && ok ? 1 : 0;
+  slot.posted = true;
+  InternalScope internal;
+  if (PMPI_Iallreduce(&slot.mine, &slot.all, 1, MPI_INT, MPI_MIN, comm, &slot.agreement) !=
+      MPI_SUCCESS) {
+    // Nothing was started, on this rank at least: the others' agreement
+    // can never finish. Raise the error as MPI would have.
+    slot.agreement = MPI_REQUEST_NULL;
+    settle(g, cs, slot, 0);
+    PMPI_Comm_call_errhandler(comm, MPI_ERR_INTERN);
+  }
+}
+
+bool settleAgreement(Global &g, CommState &cs, PlanSlot &slot, bool wait) {
+  if (slot.agreed != Agreement::Pending)
+    return true;
+  if (!slot.posted)
+    return false;
+  InternalScope internal;
+  int done = 0;
+  const int rc = wait ? PMPI_Wait(&slot.agreement, MPI_STATUS_IGNORE)
+                      : PMPI_Test(&slot.agreement, &done, MPI_STATUS_IGNORE);
+  if (rc != MPI_SUCCESS) {
+    settle(g, cs, slot, 0);
+    return true;
+  }
+  if (!wait && !done)
+    return false;
+  settle(g, cs, slot, slot.all);
+  return true;
 }
 
 void created(MPI_Comm comm) {

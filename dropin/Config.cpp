@@ -372,6 +372,44 @@ std::vector<std::string> pathList(const char *value) {
 }
 } // namespace
 
+const char *name(Fault f) {
+  static const char *const names[numFaults] = {"setup", "build", "load", "tags", "memory"};
+  return names[unsigned(f)];
+}
+
+bool parseFaults(std::string_view value, std::vector<int> (&faults)[numFaults],
+                 std::string &problem) {
+  std::vector<int> out[numFaults];
+  size_t pos = 0;
+  while (pos <= value.size()) {
+    size_t end = value.find(',', pos);
+    if (end == std::string_view::npos)
+      end = value.size();
+    const std::string_view item = trim(value.substr(pos, end - pos));
+    const size_t at = item.find('@');
+    const std::string_view what = at == std::string_view::npos ? item : item.substr(0, at);
+    unsigned kind = numFaults;
+    for (unsigned k = 0; k < numFaults; ++k)
+      if (what == name(Fault(k)))
+        kind = k;
+    uint64_t rank = 0;
+    if (kind == numFaults) {
+      problem = "'" + std::string(item) +
+                "' does not start with setup, build, load, tags or memory";
+      return false;
+    }
+    if (at == std::string_view::npos || !parseDecimal(item.substr(at + 1), INT32_MAX, rank)) {
+      problem = "'" + std::string(item) + "' is not WHAT@RANK (a world rank)";
+      return false;
+    }
+    out[kind].push_back(int(rank));
+    pos = end + 1;
+  }
+  for (unsigned k = 0; k < numFaults; ++k)
+    faults[k] = std::move(out[k]);
+  return true;
+}
+
 bool parseDecimal(std::string_view s, uint64_t maxValue, uint64_t &v) {
   if (s.empty() || s.size() > 19)
     return false;
@@ -396,6 +434,14 @@ void parseBasics(const GetEnv &env, Config &config) {
   if (const char *c = env("COLLC_PROOF_CACHE"))
     config.proofCache = std::string(trim(c));
   config.transport = rt::readTransportSettings(env, config.warnings);
+  for (std::vector<int> &f : config.faults)
+    f.clear();
+  if (const char *f = env("COLLC_FAULT"); f && !trim(f).empty()) {
+    std::string problem;
+    if (!parseFaults(trim(f), config.faults, problem))
+      config.warnings.push_back("COLLC_FAULT='" + std::string(f) + "': " + problem +
+                                "; no failure is injected");
+  }
   config.planPath = pathList(env("COLLC_PLAN_PATH"));
   config.library = pathList(env("COLLC_LIBRARY"));
 }

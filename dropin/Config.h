@@ -63,6 +63,25 @@ struct KnownAlgorithms {
   std::string list(Coll c) const; ///< "a, b, c"
 };
 
+/// COLLC_FAULT, a test aid (docs/dropin.md): a failure made to happen on one
+/// rank, at one of the points where a rank can fail alone after the ranks
+/// agreed on a plan — to show that they agree again instead of parting.
+enum class Fault : uint8_t {
+  Setup,  ///< setting up a communicator (the runtime's duplicate, shared memory)
+  Build,  ///< generating a library plan
+  Load,   ///< loading a plan's bytes
+  Tags,   ///< a channel longer than the communicator's tags
+  Memory, ///< memory for the plan's first request
+};
+inline constexpr unsigned numFaults = 5;
+/// "setup", "build", "load", "tags", "memory".
+const char *name(Fault f);
+
+/// COLLC_FAULT=what@rank[,what@rank...] parsed: per kind, the world ranks it
+/// fails on. False with a message on a malformed value (nothing is set).
+bool parseFaults(std::string_view value, std::vector<int> (&faults)[numFaults],
+                 std::string &problem);
+
 struct Config {
   bool debug = false;  ///< COLLC_DEBUG: log every decision
   bool stats = false;  ///< COLLC_STATS: counts at MPI_Finalize
@@ -80,7 +99,16 @@ struct Config {
   std::string proofCache;
   /// COLLC_TRANSPORT, COLLC_SHM_SEGMENT, COLLC_SHM_FAST, COLLC_NODE_MAP.
   rt::TransportSettings transport;
+  /// COLLC_FAULT: per kind, the world ranks where it is made to fail.
+  std::vector<int> faults[numFaults];
   std::vector<std::string> warnings;
+
+  bool fails(Fault f, int worldRank) const {
+    for (int r : faults[unsigned(f)])
+      if (r == worldRank)
+        return true;
+    return false;
+  }
 };
 
 using GetEnv = std::function<const char *(const char *)>;
@@ -89,7 +117,7 @@ using GetEnv = std::function<const char *(const char *)>;
 bool parseDecimal(std::string_view s, uint64_t maxValue, uint64_t &v);
 
 /// COLLC_DEBUG, COLLC_STATS, COLLC_VERIFY, COLLC_ACCEPT_UNPROVEN,
-/// COLLC_PROOF_CACHE, COLLC_PLAN_PATH (the folders are only split here;
+/// COLLC_PROOF_CACHE, COLLC_FAULT, COLLC_PLAN_PATH (the folders are only split here;
 /// PlanLibrary reads them) and the transport settings.
 void parseBasics(const GetEnv &env, Config &config);
 

@@ -71,13 +71,28 @@ int freeComm(int (*pmpi)(MPI_Comm *), MPI_Comm *comm) {
   if (!tlInternal && comm && *comm != MPI_COMM_NULL)
     if (Global *g = activeGlobal()) {
       InternalScope internal;
-      if (CommState *cs = findState(*g, *comm))
+      if (CommState *cs = findState(*g, *comm)) {
+        finishTurns(*g, *cs);
         drain(*g, *cs);
+      }
       return pmpi(comm);
     }
   return pmpi(comm);
 }
 } // namespace
+
+// A barrier is a blocking collective like the ones collc serves: it ends the
+// calls in turn (Requests.h) as they do, so that after it non-blocking calls
+// start at once again.
+COLLC_EXPORT int MPI_Barrier(MPI_Comm comm) {
+  if (!tlInternal && comm != MPI_COMM_NULL)
+    if (Global *g = activeGlobal()) {
+      InternalScope internal;
+      if (CommState *cs = findState(*g, comm); cs && cs->window)
+        finishTurns(*g, *cs);
+    }
+  return PMPI_Barrier(comm);
+}
 
 COLLC_EXPORT int MPI_Comm_free(MPI_Comm *comm) { return freeComm(PMPI_Comm_free, comm); }
 COLLC_EXPORT int MPI_Comm_disconnect(MPI_Comm *comm) {

@@ -7,6 +7,8 @@
 #include "dropin/Serve.h"
 #include "dropin/Startup.h"
 
+#include <cinttypes>
+#include <cstdio>
 #include <unordered_map>
 
 namespace collc::dropin {
@@ -96,36 +98,110 @@ int nativeInit(const Args &a) {
 #endif
 }
 
-int initPersistent(Global &g, CommState &cs, const Args &a, const Args &user,
-                   std::unique_ptr<Staging> staging, collc_plan plan, uint64_t bytes,
-                   const Selection &sel) {
-  auto p = std::make_unique<PersistentCall>();
-  if (initRequest(a, cs.size, plan, &p->req) != COLLC_SUCCESS)
-    return fallback(g, user, &cs, Reason::Refused, collc_error_message());
-  p->staging = std::move(staging);
-  p->args = a;
-  p->args.recvcounts = nullptr;
+namespace {
+
+/// Gives `p` its handle (a receive on the self duplicate) and registers it;
+/// the user gets the handle in *request.
+int registerCall(Global &g, CommState &cs, const Args &a, std::unique_ptr<PersistentCall> p,
+                 MPI_Request *request) {
   p->args.request = nullptr;
   if (stagesInput(p->args))
     p->sendtype.hold(p->args.sendtype);
   Registry &r = registry();
-  {
-    std::lock_guard<std::mutex> lock(r.mu);
-    int rc = newTag(r, p->tag);
-    if (rc == MPI_SUCCESS)
-      rc = PMPI_Recv_init(nullptr, 0, MPI_BYTE, 0, p->tag, r.self, &p->handle);
-    if (rc != MPI_SUCCESS) {
+  std::lock_guard<std::mutex> lock(r.mu);
+  int rc = newTag(r, p->tag);
+  if (rc == MPI_SUCCESS)
+    rc = PMPI_Recv_init(nullptr, 0, MPI_BYTE, 0, p->tag, r.self, &p->handle);
+  if (rc != MPI_SUCCESS) {
+    // This rank's alone (the other ranks have theirs): never native alone.
+    if (p->req)
       (void)collc_request_free(&p->req);
-      return fallback(g, user, &cs, Reason::Refused, "cannot make the persistent request");
-    }
-    r.calls.emplace(p->handle, p.get());
-    r.size.fetch_add(1, std::memory_order_release);
+    return fatal(g, a, cs, "MPI_Recv_init for the persistent request", rc);
   }
+  r.calls.emplace(p->handle, p.get());
+  r.size.fetch_add(1, std::memory_order_release);
+  *request = p.release()->handle;
+  return MPI_SUCCESS;
+}
+
+} // namespace
+
+int initPersistent(Global &g, CommState &cs, const Args &a, const Args &user,
+                   std::unique_ptr<Staging> staging, collc_plan plan, uint64_t bytes,
+                   const Selection &sel) {
+  auto p = std::make_unique<PersistentCall>();
+  if (int rc = initRequest(a, cs.size, plan, &p->req); rc != COLLC_SUCCESS)
+    return refused(g, user, cs, rc);
+  p->staging = std::move(staging);
+  p->args = a;
+  p->args.recvcounts = nullptr; // bound already
+  if (int rc = registerCall(g, cs, a, std::move(p), a.request); rc != MPI_SUCCESS)
+    return rc;
   if (g.config.debug)
     logDecision(g, a, &cs, sel.detail);
-  *a.request = p.release()->handle;
   countHandled(g, cs, a.kind, sel.substitution, sel.fileId, sel.algorithm, bytes);
   return MPI_SUCCESS;
+}
+
+int initInTurn(Global &g, CommState &cs, std::unique_ptr<Deferred> d,
+               std::unique_ptr<Staging> staging) {
+  auto p = std::make_unique<PersistentCall>();
+  p->staging = std::move(staging);
+  p->args = d->a; // its recvcounts point into d, which p keeps
+  const Args user = d->user;
+  if (g.config.debug)
+    logDecision(g, d->a, &cs, "bound at its first run, in turn (" + d->sel.detail + ")");
+  p->lazy = std::move(d);
+  return registerCall(g, cs, user, std::move(p), user.request);
+}
+
+bool startPersistentTurn(Global &g, CommState &cs, Deferred &d) {
+  PersistentCall &c = *d.call;
+  if (c.lazy && !c.req && !c.native) {
+    Deferred &t = *c.lazy;
+    if (t.slot->agreed == Agreement::Everywhere && t.req) { // made at the _init
+      c.req = t.req;
+      t.req = nullptr;
+      countHandled(g, cs, c.args.kind, t.sel.substitution, t.sel.fileId, t.sel.algorithm,
+                   t.bytes);
+    } else if (t.slot->agreed == Agreement::Everywhere) {
+      if (int rc = initRequest(c.args, cs.size, t.slot->plan, &c.req); rc != COLLC_SUCCESS) {
+        if (rc != COLLC_ERR_ARG && rc != COLLC_ERR_UNSUPPORTED) {
+          std::fprintf(stderr, "collc: [rank %d] %s on comm %" PRIu64 " failed: %s\n",
+                       g.worldRank, kindName(c.args.kind), cs.id, collc_error_message());
+          signalDone(c, rc == COLLC_ERR_NOMEM ? MPI_ERR_NO_MEM : MPI_ERR_OTHER);
+          return true;
+        }
+        c.native = true;
+        noteFallback(g, t.user, &cs, Reason::Refused, collc_error_message());
+      } else {
+        countHandled(g, cs, c.args.kind, t.sel.substitution, t.sel.fileId, t.sel.algorithm,
+                     t.bytes);
+      }
+    } else {
+      if (t.req)
+        (void)collc_request_free(&t.req);
+      c.native = true;
+      noteFallback(g, t.user, &cs, Reason::NoPlan, t.slot->error);
+    }
+  }
+  auto run = std::make_unique<Pending>();
+  run->owner = &c;
+  if (c.req) {
+    if (const int rc = startTurn(g, cs, c.args, c.req, c.staging.get()); rc == turnWait) {
+      return false;
+    } else if (rc != MPI_SUCCESS) {
+      signalDone(c, rc);
+      return true;
+    }
+    run->req = c.req;
+    run->staging = c.staging;
+  } else if (int rc = nativeStart(c.lazy->user, cs.dup, &run->native); rc != MPI_SUCCESS) {
+    signalDone(c, rc);
+    return true;
+  }
+  cs.pending.push_back(run.release());
+  return true;
 }
 
 bool startPersistent(MPI_Request *request, int &rc) {
@@ -144,6 +220,18 @@ bool startPersistent(MPI_Request *request, int &rc) {
   InternalScope internal;
   if (p->active) {
     rc = MPI_ERR_REQUEST; // MPI: starting an active request is erroneous
+    return true;
+  }
+  if (cs->window || p->lazy) { // in turn (Requests.h)
+    p->active = true;
+    p->error = MPI_SUCCESS;
+    if (rc = PMPI_Start(&p->handle); rc != MPI_SUCCESS)
+      return true;
+    auto d = std::make_unique<Deferred>();
+    d->call = p;
+    d->slot = p->lazy ? p->lazy->slot : nullptr;
+    enqueue(g, *cs, std::move(d));
+    rc = MPI_SUCCESS;
     return true;
   }
   if ((p->staging && p->staging->pack() != MPI_SUCCESS) || stageInput(p->args) != MPI_SUCCESS ||
@@ -187,6 +275,8 @@ bool freePersistent(MPI_Request *request, int &rc) {
       drain(*gp, *cs);
   if (!p->active)
     (void)collc_request_free(&p->req);
+  if (p->lazy && p->lazy->req) // made at the _init, never started
+    (void)collc_request_free(&p->lazy->req);
   {
     Registry &r = registry();
     std::lock_guard<std::mutex> lock(r.mu);

@@ -53,6 +53,11 @@ struct PersistentCall {
   /// An allgather whose send datatype is packed into recvbuf at each start
   /// (stagesInput): that datatype, which the user may free after the _init.
   rt::TypeHold sendtype;
+  /// Made in turn (Requests.h): the call as it came, with its plan's slot;
+  /// bound at its first run to the plan, or to native MPI's non-blocking
+  /// collective on the private duplicate at every run (`native`).
+  std::unique_ptr<Deferred> lazy;
+  bool native = false;
 };
 
 /// The native persistent collective (PMPIX_*_init, or PMPI_*_init) for `a`.
@@ -63,6 +68,15 @@ int nativeInit(const Args &a);
 int initPersistent(Global &g, CommState &cs, const Args &a, const Args &user,
                    std::unique_ptr<Staging> staging, collc_plan plan, uint64_t bytes,
                    const Selection &sel);
+
+/// The _init of `d` in turn: a persistent request bound at its first run.
+int initInTurn(Global &g, CommState &cs, std::unique_ptr<Deferred> d,
+               std::unique_ptr<Staging> staging);
+
+/// The turn of a start of `d.call`: binds it if it is made in turn, starts
+/// its run and lists it in cs.pending. False if it must wait (the tag window).
+/// Under cs.pendingMu.
+bool startPersistentTurn(Global &g, CommState &cs, Deferred &d);
 
 /// MPI_Start for a request: true with MPI's return code in `rc` if it is one
 /// of collc's, else false (the caller passes it to PMPI_Start).

@@ -60,17 +60,16 @@ Decision &decide(Global &g, CommState &cs, const CallTraits &t) {
   victim->valid = true;
   victim->key = t;
   victim->sel = select(g.config, t, cs.files[unsigned(t.collective)], queryFor(g, cs));
-  victim->plan = nullptr;
+  victim->slot = nullptr;
   victim->used = ++cs.clock;
   return *victim;
 }
 
-collc_plan planFor(Global &g, CommState &cs, Coll c, uint32_t root, const Selection &sel,
-                   std::string &error) {
-  for (const PlanSlot &p : cs.plans)
-    if (p.collective == c && p.root == root && p.fileId == sel.fileId &&
-        p.algorithm == sel.algorithm)
-      return p.plan;
+namespace {
+
+/// The plan `sel` names, loaded here; null with `error` when it cannot be had.
+collc_plan load(Global &g, CommState &cs, Coll c, uint32_t root, const Selection &sel,
+                std::string &error) {
   std::shared_ptr<const std::vector<uint8_t>> keep;
   const std::vector<uint8_t> *bytes = nullptr;
   std::string origin;
@@ -86,6 +85,10 @@ collc_plan planFor(Global &g, CommState &cs, Coll c, uint32_t root, const Select
       warn(g, w, false);
     if (!ok)
       return nullptr;
+    if (g.config.fails(Fault::Build, g.worldRank)) {
+      error = "COLLC_FAULT=build";
+      return nullptr;
+    }
     keep = built.bytes;
     bytes = keep.get();
     Stats &st = stats(g);
@@ -112,13 +115,37 @@ collc_plan planFor(Global &g, CommState &cs, Coll c, uint32_t root, const Select
     error = collc_error_message();
     return nullptr;
   }
+  if (g.config.fails(Fault::Load, g.worldRank)) {
+    (void)collc_plan_free(&plan);
+    error = "COLLC_FAULT=load";
+    return nullptr;
+  }
   if (g.config.debug)
     debugLine(g, "comm " + std::to_string(cs.id) + ": loaded " + name(c) + " plan " +
                      sel.algorithm + " for " + std::to_string(cs.size) + " ranks" +
                      (hasRoot(c) ? ", root " + std::to_string(root) : "") + " (" +
                      origin + ", " + std::to_string(bytes->size()) + " bytes)");
-  cs.plans.push_back({c, root, sel.fileId, sel.algorithm, plan});
   return plan;
+}
+
+} // namespace
+
+PlanSlot &slotFor(Global &g, CommState &cs, Coll c, uint32_t root, const Selection &sel) {
+  for (PlanSlot &p : cs.plans)
+    if (p.collective == c && p.root == root && p.fileId == sel.fileId &&
+        p.algorithm == sel.algorithm)
+      return p;
+  PlanSlot &p = cs.plans.emplace_back();
+  p.collective = c;
+  p.root = root;
+  p.fileId = sel.fileId;
+  p.algorithm = sel.algorithm;
+  p.plan = load(g, cs, c, root, sel, p.error);
+  if (!p.plan)
+    warn(g, std::string("no ") + name(c) + " plan " + sel.algorithm + " for " +
+                std::to_string(cs.size) + " ranks: " + p.error + "; using native MPI",
+         false);
+  return p;
 }
 
 } // namespace collc::dropin

@@ -23,6 +23,19 @@ namespace {
 /// Set inside progressPending(): a nested opal_progress must not re-enter it.
 thread_local bool tlProgressing = false;
 
+int advanceQueue(Global &g, CommState &cs);
+
+/// While this thread holds a communicator's pendingMu and calls MPI: MPI's
+/// progress must not come back into progressPending (which would lock it
+/// again).
+struct NoProgress {
+  bool saved = tlProgressing;
+  NoProgress() { tlProgressing = true; }
+  ~NoProgress() { tlProgressing = saved; }
+  NoProgress(const NoProgress &) = delete;
+  NoProgress &operator=(const NoProgress &) = delete;
+};
+
 /// Progresses every pending non-blocking execution once; completes the
 /// generalized requests of those that finished. Returns how many did.
 int progressPending(Global &g) {
@@ -40,10 +53,18 @@ int progressPending(Global &g) {
     std::unique_lock<std::mutex> l2(cs->pendingMu, std::try_to_lock);
     if (!l2.owns_lock())
       continue;
+    events += advanceQueue(g, *cs);
     for (size_t i = 0; i < cs->pending.size();) {
       Pending *p = cs->pending[i];
       int flag = 0;
-      if (collc_test(&p->req, &flag) != COLLC_SUCCESS) {
+      if (p->failed) {
+        flag = 1;
+      } else if (p->native != MPI_REQUEST_NULL) {
+        if (int rc = PMPI_Test(&p->native, &flag, MPI_STATUS_IGNORE); rc != MPI_SUCCESS) {
+          p->error = rc;
+          flag = 1;
+        }
+      } else if (collc_test(&p->req, &flag) != COLLC_SUCCESS) {
         std::fprintf(stderr, "collc: [rank %d] non-blocking collective on comm %" PRIu64
                              " failed: %s\n",
                      g.worldRank, cs->id, collc_error_message());
@@ -65,7 +86,8 @@ int progressPending(Global &g) {
         signalDone(*p->owner, p->error);
         delete p;
       } else {
-        (void)collc_request_free(&p->req);
+        if (p->req)
+          (void)collc_request_free(&p->req);
         // May free `p` (when the user has freed the request already).
         PMPI_Grequest_complete(p->greq);
       }
@@ -202,11 +224,13 @@ int start(Global &g, CommState &cs, collc_request req, bool blocking) {
 namespace {
 
 /// A new persistent request for `a`, kept in the cache when the call
-/// qualifies. Null when the runtime refuses the call: nothing has started.
+/// qualifies. Null, with the runtime's code in `rc`, when it refuses the
+/// call: nothing has started.
 collc_request newRequest(CommState &cs, const Args &a, collc_plan plan, uint64_t bytes,
-                         const Selection &sel, bool staged, bool &cached) {
+                         const Selection &sel, bool staged, bool &cached, int &rc) {
   collc_request req = COLLC_REQUEST_NULL;
-  if (initRequest(a, cs.size, plan, &req) != COLLC_SUCCESS)
+  cached = false;
+  if (rc = initRequest(a, cs.size, plan, &req); rc != COLLC_SUCCESS)
     return nullptr;
   // Not a staged allgather (the copy runs at each start, outside the request),
   // nor a call on packed bytes (its buffer is the call's own).
@@ -308,23 +332,53 @@ bool runCached(Global &g, CommState &cs, const Args &a, int &rc) {
 }
 
 int execute(Global &g, CommState &cs, const Args &a, const Args &user,
-            std::unique_ptr<Staging> staging, collc_plan plan, uint64_t bytes,
+            std::unique_ptr<Staging> staging, PlanSlot &slot, uint64_t bytes,
             const Selection &sel) {
   if (modeOf(a.kind) == Mode::Persistent)
-    return initPersistent(g, cs, a, user, std::move(staging), plan, bytes, sel);
+    return initPersistent(g, cs, a, user, std::move(staging), slot.plan, bytes, sel);
   if (isBlocking(a.kind)) {
     bool cached = false;
-    collc_request req = newRequest(cs, a, plan, bytes, sel, bool(staging), cached);
+    int rc = COLLC_ERR_ARG;
+    collc_request req =
+        slot.plan ? newRequest(cs, a, slot.plan, bytes, sel, bool(staging), cached, rc) : nullptr;
+    if (slot.agreed == Agreement::Pending) {
+      // The plan's first use on this communicator: its first request is
+      // part of what the ranks agree on (memory, a channel longer than the
+      // tags), so a rank that cannot run it takes the others to native MPI.
+      const char *fault = g.config.fails(Fault::Tags, g.worldRank)     ? "COLLC_FAULT=tags"
+                          : g.config.fails(Fault::Memory, g.worldRank) ? "COLLC_FAULT=memory"
+                                                                       : nullptr;
+      if (req && fault) {
+        if (cached)
+          dropCached(cs, req);
+        (void)collc_request_free(&req);
+        slot.error = fault;
+      } else if (!req && slot.plan) {
+        slot.error = collc_error_message();
+      }
+      if (!req && slot.plan)
+        warn(g, std::string("cannot make a request on the ") + name(slot.collective) +
+                    " plan " + slot.algorithm + ": " + slot.error + "; using native MPI",
+             false);
+      if (!agreeSlot(g, cs, a.comm, slot, req != nullptr)) {
+        if (req) {
+          if (cached)
+            dropCached(cs, req);
+          (void)collc_request_free(&req);
+        }
+        return fallback(g, user, &cs, Reason::NoPlan, slot.error);
+      }
+    }
     if (!req)
-      return fallback(g, user, &cs, Reason::Refused, collc_error_message());
+      return refused(g, user, cs, rc);
     if (g.config.debug)
       logDecision(g, a, &cs, sel.detail);
-    if (int rc = runBlocking(g, cs, a, req, cached, staging.get()); rc != MPI_SUCCESS)
-      return rc;
+    if (int rc2 = runBlocking(g, cs, a, req, cached, staging.get()); rc2 != MPI_SUCCESS)
+      return rc2;
   } else {
     collc_request req = COLLC_REQUEST_NULL;
-    if (initRequest(a, cs.size, plan, &req) != COLLC_SUCCESS)
-      return fallback(g, user, &cs, Reason::Refused, collc_error_message());
+    if (int rc = initRequest(a, cs.size, slot.plan, &req); rc != COLLC_SUCCESS)
+      return refused(g, user, cs, rc);
     if (g.config.debug)
       logDecision(g, a, &cs, sel.detail);
     // Never the blocking start: a non-blocking call returns at once, whether
@@ -348,6 +402,212 @@ int execute(Global &g, CommState &cs, const Args &a, const Args &user,
   }
   countHandled(g, cs, a.kind, sel.substitution, sel.fileId, sel.algorithm, bytes);
   return MPI_SUCCESS;
+}
+
+int startTurn(Global &g, const CommState &cs, const Args &a, collc_request req,
+              Staging *staging) {
+  if ((staging && staging->pack() != MPI_SUCCESS) || stageInput(a) != MPI_SUCCESS)
+    return MPI_ERR_OTHER;
+  const int rc = collc_start(req);
+  if (rc == COLLC_ERR_STATE)
+    return turnWait;
+  if (rc == COLLC_SUCCESS)
+    return MPI_SUCCESS;
+  std::fprintf(stderr, "collc: [rank %d] %s on comm %" PRIu64 " failed: collc_start: %s\n",
+               g.worldRank, kindName(a.kind), cs.id, collc_error_message());
+  return MPI_ERR_OTHER;
+}
+
+namespace {
+
+/// Makes the plan's request for the non-blocking call `d` in turn (if it
+/// has none yet) and starts it. False if it cannot start yet (the tag
+/// window is full: try again at the next progress).
+bool startOnPlan(Global &g, CommState &cs, Deferred &d) {
+  Pending &p = *d.pending;
+  if (!d.req)
+    if (int rc = initRequest(d.a, cs.size, d.slot->plan, &d.req); rc != COLLC_SUCCESS) {
+      // The same on every rank (the call's arguments): native MPI serves it.
+      if (rc == COLLC_ERR_ARG || rc == COLLC_ERR_UNSUPPORTED)
+        return false;
+      std::fprintf(stderr, "collc: [rank %d] %s on comm %" PRIu64 " failed: %s\n",
+                   g.worldRank, kindName(d.a.kind), cs.id, collc_error_message());
+      p.error = rc == COLLC_ERR_NOMEM ? MPI_ERR_NO_MEM : MPI_ERR_OTHER;
+      p.failed = true;
+      return true;
+    }
+  if (const int rc = startTurn(g, cs, d.a, d.req, p.staging.get()); rc == turnWait) {
+    return false;
+  } else if (rc != MPI_SUCCESS) {
+    (void)collc_request_free(&d.req);
+    p.error = rc;
+    p.failed = true;
+    return true;
+  }
+  p.req = d.req;
+  d.req = nullptr;
+  countHandled(g, cs, d.a.kind, d.sel.substitution, d.sel.fileId, d.sel.algorithm, d.bytes);
+  return true;
+}
+
+/// Runs native MPI's non-blocking collective for `d`'s call on the private
+/// duplicate, where only such calls run, each in turn on every rank.
+void startNative(Global &g, CommState &cs, Deferred &d, Pending &p, Reason why) {
+  if (d.req)
+    (void)collc_request_free(&d.req);
+  p.staging.reset(); // native MPI works on the user's buffers
+  noteFallback(g, d.user, &cs, why, d.slot ? d.slot->error : "");
+  if (int rc = nativeStart(d.user, cs.dup, &p.native); rc != MPI_SUCCESS) {
+    p.native = MPI_REQUEST_NULL;
+    p.error = rc;
+    p.failed = true;
+  }
+}
+
+/// The call at the queue's head, whose turn it is: started on its plan or
+/// natively, its execution listed in cs.pending. False if it must wait.
+bool runTurn(Global &g, CommState &cs, Deferred &d) {
+  if (d.call)
+    return startPersistentTurn(g, cs, d);
+  Pending &p = *d.pending;
+  if (d.slot->agreed == Agreement::Everywhere) {
+    if (!startOnPlan(g, cs, d)) {
+      if (d.req || p.failed)
+        return false; // the tag window: later
+      startNative(g, cs, d, p, Reason::Refused); // the runtime refused the call
+    }
+  } else {
+    startNative(g, cs, d, p, Reason::NoPlan);
+  }
+  cs.pending.push_back(&p);
+  return true;
+}
+
+/// Starts the calls in turn that can start, oldest first. Under cs.pendingMu.
+int advanceQueue(Global &g, CommState &cs) {
+  int events = 0;
+  while (!cs.queue.empty()) {
+    Deferred *d = cs.queue.front();
+    if (d->slot && !settleAgreement(g, cs, *d->slot, /*wait=*/false))
+      break;
+    if (!runTurn(g, cs, *d))
+      break;
+    cs.queue.pop_front();
+    delete d;
+    ++events;
+  }
+  return events;
+}
+
+} // namespace
+
+void enqueue(Global &g, CommState &cs, std::unique_ptr<Deferred> d) {
+  if (!cs.listed) {
+    std::lock_guard<std::mutex> lock(g.activeMu);
+    g.active.push_back(&cs);
+    cs.listed = true;
+  }
+  std::lock_guard<std::mutex> lock(cs.pendingMu);
+  NoProgress noProgress;
+  cs.queue.push_back(d.release());
+  cs.pendingCount.fetch_add(1, std::memory_order_acq_rel);
+  g.pendingTotal.fetch_add(1, std::memory_order_acq_rel);
+  advanceQueue(g, cs);
+}
+
+/// The plan's first use on `cs` by a call in turn: makes its request (if
+/// `request`: memory, a channel longer than the tags — part of what this rank
+/// agrees to) and starts the agreement.
+void firstUse(Global &g, CommState &cs, Deferred &d, bool request) {
+  PlanSlot &slot = *d.slot;
+  if (slot.agreed != Agreement::Pending || slot.posted)
+    return;
+  bool ok = slot.plan != nullptr;
+  if (ok && request) {
+    if (initRequest(d.a, cs.size, slot.plan, &d.req) != COLLC_SUCCESS) {
+      slot.error = collc_error_message();
+      ok = false;
+    } else if (g.config.fails(Fault::Tags, g.worldRank) ||
+               g.config.fails(Fault::Memory, g.worldRank)) {
+      slot.error = g.config.fails(Fault::Tags, g.worldRank) ? "COLLC_FAULT=tags"
+                                                            : "COLLC_FAULT=memory";
+      (void)collc_request_free(&d.req);
+      ok = false;
+    }
+    if (!ok)
+      warn(g, std::string("cannot make a request on the ") + name(slot.collective) + " plan " +
+                  slot.algorithm + ": " + slot.error + "; using native MPI",
+           false);
+  }
+  std::lock_guard<std::mutex> lock(cs.pendingMu);
+  NoProgress noProgress;
+  postAgreement(g, cs, d.user.comm, slot, ok);
+}
+
+std::unique_ptr<Deferred> deferred(const Args &a, const Args &user, int size, PlanSlot *slot,
+                                   const Selection &sel, uint64_t bytes) {
+  auto d = std::make_unique<Deferred>();
+  d->a = a;
+  d->user = user;
+  if (hasCounts(a.kind) && user.recvcounts) {
+    d->recvcounts.assign(user.recvcounts, user.recvcounts + size);
+    d->a.recvcounts = d->user.recvcounts = d->recvcounts.data();
+  }
+  d->slot = slot;
+  d->sel = sel;
+  d->bytes = bytes;
+  return d;
+}
+
+int inTurn(Global &g, CommState &cs, const Args &a, const Args &user,
+           std::unique_ptr<Staging> staging, PlanSlot &slot, uint64_t bytes,
+           const Selection &sel) {
+  std::unique_ptr<Deferred> d = deferred(a, user, cs.size, &slot, sel, bytes);
+  const bool persistent = modeOf(a.kind) == Mode::Persistent;
+  firstUse(g, cs, *d, /*request=*/true);
+  cs.window = true;
+  if (persistent)
+    return initInTurn(g, cs, std::move(d), std::move(staging));
+  auto p = std::make_unique<Pending>();
+  p->staging = std::move(staging);
+  if (int rc = PMPI_Grequest_start(collcQuery, collcFree, collcCancel, p.get(), &p->greq);
+      rc != MPI_SUCCESS) {
+    // Nothing of this call has started here, but the agreement may have:
+    // the others would wait for this rank, so the error is raised.
+    if (d->req)
+      (void)collc_request_free(&d->req);
+    return fatal(g, user, cs, "MPI_Grequest_start", rc);
+  }
+  if (g.config.debug)
+    logDecision(g, a, &cs, "in turn (" + sel.detail + ")");
+  *user.request = p->greq;
+  d->pending = p.release();
+  enqueue(g, cs, std::move(d));
+  return MPI_SUCCESS;
+}
+
+void finishTurns(Global &g, CommState &cs) {
+  for (;;) {
+    {
+      std::lock_guard<std::mutex> lock(cs.pendingMu);
+      NoProgress noProgress;
+      advanceQueue(g, cs);
+      if (cs.queue.empty())
+        break;
+    }
+    if (progressPending(g) == 0)
+      sched_yield();
+  }
+  // Agreements no call waits for (a persistent request not started yet):
+  // settled now, so that from here on every rank sees the same.
+  {
+    std::lock_guard<std::mutex> lock(cs.pendingMu);
+    NoProgress noProgress;
+    for (PlanSlot &p : cs.plans)
+      if (p.posted && p.agreed == Agreement::Pending)
+        settleAgreement(g, cs, p, /*wait=*/true);
+  }
+  cs.window = false;
 }
 
 } // namespace collc::dropin

@@ -86,6 +86,29 @@ int native(const Args &a) {
   return MPI_ERR_INTERN;
 }
 
+int nativeStart(const Args &a, MPI_Comm comm, MPI_Request *r) {
+  switch (collOf(a.kind)) {
+  case Coll::Allreduce:
+    return PMPI_Iallreduce(a.sendbuf, a.recvbuf, a.count, a.type, a.op, comm, r);
+  case Coll::Reduce:
+    return PMPI_Ireduce(a.sendbuf, a.recvbuf, a.count, a.type, a.op, a.root, comm, r);
+  case Coll::ReduceScatter:
+    if (hasCounts(a.kind))
+      return PMPI_Ireduce_scatter(a.sendbuf, a.recvbuf, a.recvcounts, a.type, a.op, comm, r);
+    return PMPI_Ireduce_scatter_block(a.sendbuf, a.recvbuf, a.count, a.type, a.op, comm, r);
+  case Coll::Scan:
+    return PMPI_Iscan(a.sendbuf, a.recvbuf, a.count, a.type, a.op, comm, r);
+  case Coll::Exscan:
+    return PMPI_Iexscan(a.sendbuf, a.recvbuf, a.count, a.type, a.op, comm, r);
+  case Coll::Allgather:
+    return PMPI_Iallgather(a.sendbuf, a.sendcount, a.sendtype, a.recvbuf, a.count, a.type,
+                           comm, r);
+  case Coll::Bcast:
+    return PMPI_Ibcast(a.recvbuf, a.count, a.type, a.root, comm, r);
+  }
+  return MPI_ERR_INTERN;
+}
+
 rt::Call runtimeCall(const Args &a, int size, std::vector<MPI_Count> &counts) {
   const Coll c = collOf(a.kind);
   rt::Call call;
@@ -173,7 +196,7 @@ void logDecision(Global &g, const Args &a, const CommState *cs, const std::strin
   debugLine(g, s);
 }
 
-int fallback(Global &g, const Args &a, CommState *cs, Reason r, const std::string &detail) {
+void noteFallback(Global &g, const Args &a, CommState *cs, Reason r, const std::string &detail) {
   // Once per call: where the state says (CommState::counts); without one,
   // on the communicator's rank 0 (MPI_COMM_NULL: on every rank).
   int rank = 0;
@@ -188,16 +211,33 @@ int fallback(Global &g, const Args &a, CommState *cs, Reason r, const std::strin
   if (g.config.debug)
     logDecision(g, a, cs,
                 std::string("native: ") + text(r) + (detail.empty() ? "" : " (" + detail + ")"));
+}
+
+int fallback(Global &g, const Args &a, CommState *cs, Reason r, const std::string &detail) {
+  noteFallback(g, a, cs, r, detail);
   return native(a);
 }
 
 int fatal(Global &g, const Args &a, const CommState &cs, const char *what, int code) {
+  char mpiText[MPI_MAX_ERROR_STRING] = "";
+  int length = 0;
+  if (code != MPI_ERR_OTHER && code != MPI_ERR_NO_MEM)
+    PMPI_Error_string(code, mpiText, &length);
   std::fprintf(stderr, "collc: [rank %d] %s on comm %" PRIu64 " failed: %s: %s\n",
                g.worldRank, kindName(a.kind), cs.id, what,
-               code == MPI_ERR_OTHER ? collc_error_message() : "out of memory");
+               code == MPI_ERR_OTHER    ? collc_error_message()
+               : code == MPI_ERR_NO_MEM ? "out of memory"
+                                        : mpiText);
   std::fflush(stderr);
   PMPI_Comm_call_errhandler(a.comm, code);
   return code;
+}
+
+int refused(Global &g, const Args &user, CommState &cs, int code) {
+  if (code == COLLC_ERR_ARG || code == COLLC_ERR_UNSUPPORTED)
+    return fallback(g, user, &cs, Reason::Refused, collc_error_message());
+  return fatal(g, user, cs, "making its request",
+               code == COLLC_ERR_NOMEM ? MPI_ERR_NO_MEM : MPI_ERR_OTHER);
 }
 
 Global *activeGlobal();
@@ -219,6 +259,9 @@ int serve(const Args &a) {
   if (!csp)
     return fallback(g, a, nullptr, Reason::Refused, "cannot attach state to the communicator");
   CommState &cs = *csp;
+  // A blocking collective ends the calls in turn (Requests.h).
+  if (cs.window && isBlocking(a.kind))
+    finishTurns(g, cs);
   const bool asBytes = c == Coll::Bcast || c == Coll::Allgather;
   if (int rc = 0; isBlocking(a.kind) && !asBytes && runCached(g, cs, a, rc))
     return rc;
@@ -312,22 +355,24 @@ int serve(const Args &a) {
   if (!cs.ready) {
     if (isBlocking(a.kind))
       prepare(g, cs, a.comm);
+    if (cs.setUpFailed)
+      return fallback(g, a, &cs, Reason::SetUpFailed);
     if (!cs.ready)
       return fallback(g, a, &cs, Reason::NotSetUp,
                       "its first collc call must be blocking, or it must come from an "
                       "intercepted constructor");
   }
-  if (!d.plan) {
-    std::string error;
-    d.plan = planFor(g, cs, c, t.root, sel, error);
-    if (!d.plan) {
-      warn(g, std::string("no ") + name(c) + " plan " + sel.algorithm + " for " +
-                  std::to_string(cs.size) + " ranks: " + error + "; using native MPI",
-           false);
-      return fallback(g, a, &cs, Reason::NoPlan, error);
-    }
-  }
-  return execute(g, cs, v, a, std::move(staging), d.plan, t.bytes, sel);
+  if (!d.slot)
+    d.slot = &slotFor(g, cs, c, t.root, sel);
+  PlanSlot &slot = *d.slot;
+  // A non-blocking or persistent call cannot wait for the other ranks to
+  // say whether they have the plan: it takes its turn (Requests.h), as do
+  // the calls after it until the next blocking collective.
+  if (!isBlocking(a.kind) && (cs.window || slot.agreed == Agreement::Pending))
+    return inTurn(g, cs, v, a, std::move(staging), slot, t.bytes, sel);
+  if (slot.agreed == Agreement::NotEverywhere)
+    return fallback(g, a, &cs, Reason::NoPlan, slot.error);
+  return execute(g, cs, v, a, std::move(staging), slot, t.bytes, sel);
 }
 
 } // namespace collc::dropin

@@ -15,6 +15,9 @@ int serve(const Args &a);
 /// The native collective (PMPI_*) for `a`.
 int native(const Args &a);
 
+/// Native MPI's non-blocking form of `a` (whatever its form) on `comm`.
+int nativeStart(const Args &a, MPI_Comm comm, MPI_Request *r);
+
 /// The runtime's view of `a` on a communicator of `size` ranks; `counts`
 /// holds MPI_Reduce_scatter's recvcounts widened (it must outlive the Call).
 /// Allgather whose input is staged (stagesInput) runs in place.
@@ -24,6 +27,9 @@ rt::Call runtimeCall(const Args &a, int size, std::vector<MPI_Count> &counts);
 /// every rank where the communicator is null), logs it with COLLC_DEBUG, and
 /// runs `a` natively.
 int fallback(Global &g, const Args &a, CommState *cs, Reason r, const std::string &detail = "");
+/// fallback() without running anything: counts and logs.
+void noteFallback(Global &g, const Args &a, CommState *cs, Reason r,
+                  const std::string &detail = "");
 
 /// After a failure in the middle of an execution, or of this rank alone
 /// (nothing can fall back any more): report, and raise the communicator's
@@ -31,6 +37,13 @@ int fallback(Global &g, const Args &a, CommState *cs, Reason r, const std::strin
 /// with the runtime's last error; MPI_ERR_NO_MEM: no memory for `what`.
 int fatal(Global &g, const Args &a, const CommState &cs, const char *what,
           int code = MPI_ERR_OTHER);
+
+/// The runtime refused a request (COLLC_* `code`) for a call on a plan
+/// every rank has. A refusal of the call itself (COLLC_ERR_ARG,
+/// COLLC_ERR_UNSUPPORTED) is the same on every rank: native MPI serves it,
+/// counted. Anything else (no memory, MPI) is this rank's alone: going native
+/// would part it from the others, so the error handler is raised (fatal).
+int refused(Global &g, const Args &user, CommState &cs, int code);
 
 /// One COLLC_DEBUG line: the call, then `what` was decided.
 void logDecision(Global &g, const Args &a, const CommState *cs, const std::string &what);

@@ -39,8 +39,9 @@ struct Fingerprint {
 /// COLLC_PROOF_CACHE (what is known about a plan, never which plan runs),
 /// COLLC_SHM_SEGMENT (every rank of a node uses its first rank's value, from
 /// the region's header), COLLC_SHM_FAST (the direct path moves the same
-/// messages as requests do) and COLLC_SHM_FAIL (a failure on any rank of a
-/// node sends the whole node to MPI); COLLC_TRANSPORT=shm and auto differ
+/// messages as requests do), COLLC_SHM_FAIL (a failure on any rank of a
+/// node sends the whole node to MPI) and COLLC_FAULT (the ranks agree on the
+/// failures it makes); COLLC_TRANSPORT=shm and auto differ
 /// only in warnings.
 std::vector<Fingerprint> fingerprints(const Global &g) {
   const uint64_t seed = fnv(0xcbf29ce484222325ull, std::string("collc-dropin/2"));
@@ -292,6 +293,16 @@ Global *activeGlobal() {
 }
 
 void finish(Global &g) {
+  // Agreements still in flight (a persistent request made in turn and never
+  // started) are finished: MPI_Finalize is collective, every rank is here.
+  std::vector<CommState *> live;
+  {
+    std::lock_guard<std::mutex> lock(g.statsMu);
+    live = g.comms;
+  }
+  for (CommState *cs : live)
+    if (cs->window)
+      finishTurns(g, *cs);
   reportStats(g);
   reportServed(g);
   // Only where collc's state is attached: a disabled collc attaches none,

@@ -27,6 +27,11 @@
 //  - Never divergent: every input of a decision agrees across the ranks of the
 //    communicator (see Selection.h); the configuration is compared across
 //    MPI_COMM_WORLD at MPI_Init and collc disables itself if it differs.
+//  - Never one rank alone: what each rank does on its own (setting up a
+//    communicator, loading a plan, its first request) is agreed across the
+//    communicator before any rank relies on it; a failure anywhere sends
+//    every rank native (Requests.h, "Calls in turn"; docs/dropin.md,
+//    "Agreed failures").
 //  - Never blocking where MPI does not block: a non-blocking call only posts
 //    messages. The runtime's private duplicate of a communicator (a blocking,
 //    collective MPI_Comm_dup) is made at points that block anyway: MPI_Init
@@ -65,6 +70,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <deque>
 #include <memory>
 #include <mutex>
 #include <set>
@@ -139,7 +145,8 @@ inline bool reduces(Coll c) { return c != Coll::Allgather && c != Coll::Bcast; }
   X(NoProgress, "non-blocking without a progress hook")                                    \
   X(NativeSelected, "native selected")                                                     \
   X(NoPlan, "no plan (generation or verification failed)")                                 \
-  X(Refused, "refused by the runtime")
+  X(Refused, "refused by the runtime")                                                     \
+  X(SetUpFailed, "the communicator could not be set up on every rank")
 enum class Reason : uint8_t {
 #define COLLC_X(E, T) E,
   COLLC_REASONS(COLLC_X)
@@ -208,13 +215,27 @@ struct Served {
 
 struct CommState;
 
-/// A plan loaded for one communicator.
+/// Whether every rank of a communicator has a plan: each rank loads it on its
+/// own, so a failure may be one rank's alone; the ranks agree before any of
+/// them runs it (agreeSlots).
+enum class Agreement : uint8_t { Pending, Everywhere, NotEverywhere };
+
+/// A plan loaded for one communicator (or that failed to load here: `plan`
+/// null, `error` says why).
 struct PlanSlot {
   Coll collective;
   uint32_t root;
   int fileId;
   std::string algorithm;
-  collc_plan plan;
+  collc_plan plan = nullptr;
+  std::string error;
+  Agreement agreed = Agreement::Pending;
+  /// A non-blocking or persistent call found it first: the agreement is an
+  /// MPI_Iallreduce (MPI_MIN of `mine`) on the communicator, started by that
+  /// call and finished in turn (Deferred). Under CommState::pendingMu.
+  bool posted = false;
+  int mine = 0, all = 0;
+  MPI_Request agreement = MPI_REQUEST_NULL;
 };
 
 /// A persistent request kept for blocking calls that repeat with the same
@@ -260,6 +281,31 @@ struct Pending {
   /// A non-blocking bcast or allgather run on packed bytes: unpacked when
   /// it finishes, before its request completes.
   std::shared_ptr<Staging> staging;
+  /// Instead of `req`: native MPI's non-blocking collective on the runtime's
+  /// private duplicate (a Deferred call some rank had no plan for).
+  MPI_Request native = MPI_REQUEST_NULL;
+  bool failed = false; ///< started nothing: completes with `error`
+};
+
+/// A non-blocking call, or a persistent request's start, that waits its turn
+/// on its communicator (Requests.h, "Calls in turn"): once its plan's
+/// agreement is known and every earlier one has started, it starts on the
+/// plan — or, where some rank has no plan, as native MPI's non-blocking
+/// collective on the runtime's private duplicate.
+struct Deferred {
+  Args a;    ///< as it runs on a plan (bytes, for bcast and allgather)
+  Args user; ///< as the user called it (what native MPI gets)
+  std::vector<int> recvcounts; ///< MPI_Reduce_scatter's, owned (a and user point here)
+  PlanSlot *slot = nullptr;
+  Selection sel;
+  uint64_t bytes = 0;
+  /// Its request made at the call (the plan's first use: part of what
+  /// this rank agrees to); null until made.
+  collc_request req = nullptr;
+  /// A non-blocking call: its execution, whose generalized request the user
+  /// holds. A persistent start: null (Pending made in turn, owner `call`).
+  Pending *pending = nullptr;
+  PersistentCall *call = nullptr;
 };
 
 /// A decision for one set of selection inputs (they determine it: the
@@ -269,7 +315,7 @@ struct Decision {
   bool valid = false;
   CallTraits key;
   Selection sel;
-  collc_plan plan = nullptr; ///< loaded on first use; null while not yet, or for native
+  PlanSlot *slot = nullptr; ///< found on first use; null while not yet, or for native
   uint64_t used = 0;
 };
 constexpr unsigned decisionCacheSize = 8;
@@ -285,15 +331,27 @@ struct CommState {
   std::vector<Served> served; ///< where `counts` only (COLLC_STATS)
   bool inter = false;
   bool foreign = false; ///< has processes of another MPI_COMM_WORLD
-  bool ready = false;   ///< the runtime's private duplicate exists
+  bool ready = false;   ///< the runtime's private duplicate exists (on every rank)
+  bool setUpFailed = false; ///< some rank could not set it up: never tried again
+  MPI_Comm dup = MPI_COMM_NULL; ///< the runtime's private duplicate (rt::privateComm)
   std::vector<FileCandidate> files[numColls];
-  std::vector<PlanSlot> plans;
+  std::deque<PlanSlot> plans; ///< (a deque: Decision::slot points into it)
   CachedRequest cache[requestCacheSize];
   Decision decisions[decisionCacheSize];
   uint64_t clock = 0;
   // Non-blocking executions, progressed by any thread.
   std::mutex pendingMu;
   std::vector<Pending *> pending;
+  /// Calls in turn (Deferred), oldest first: under pendingMu.
+  std::deque<Deferred *> queue;
+  /// Calls in turn since the last blocking collective: set by a non-blocking
+  /// or persistent call that found a plan not yet agreed on; until the next
+  /// blocking collective on the communicator (which finishes the queue),
+  /// every non-blocking call served by a plan and every start of collc's
+  /// persistent requests take their turn. Set and cleared at calls in the
+  /// communicator's collective order, so it is the same on every rank.
+  bool window = false;
+  /// Executions in `pending` and calls in `queue`.
   std::atomic<int> pendingCount{0};
   bool listed = false; ///< in Global::active
 };
@@ -356,6 +414,17 @@ CommState *stateFor(Global &g, MPI_Comm comm);
 /// Makes the runtime's private duplicate: collective and blocking over `comm`,
 /// so only called where every rank of `comm` is in a blocking call together.
 void prepare(Global &g, CommState &cs, MPI_Comm comm);
+/// Agrees, over `comm` (blocking and collective: only where every rank of it
+/// is in the same blocking collective), whether every rank has `slot`'s
+/// plan, ready here if it is loaded and `ok`. Returns whether it is usable
+/// everywhere.
+bool agreeSlot(Global &g, CommState &cs, MPI_Comm comm, PlanSlot &slot, bool ok);
+/// Starts the agreement on `slot` without waiting (PlanSlot::posted);
+/// under cs.pendingMu.
+void postAgreement(Global &g, CommState &cs, MPI_Comm comm, PlanSlot &slot, bool ok);
+/// Whether the posted agreement on `slot` has finished (then it is
+/// Everywhere or NotEverywhere); `wait`: waits for it. Under cs.pendingMu.
+bool settleAgreement(Global &g, CommState &cs, PlanSlot &slot, bool wait);
 /// A communicator constructor returned `comm` on every member: set it up now.
 void created(MPI_Comm comm);
 /// The attribute delete callback: frees collc's state of a communicator.

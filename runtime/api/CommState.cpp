@@ -208,6 +208,11 @@ Status prepareComm(MPI_Comm comm) {
   return commState(comm, s);
 }
 
+MPI_Comm privateComm(MPI_Comm comm) {
+  CommState *s = nullptr;
+  return commState(comm, s).ok() ? s->dup : MPI_COMM_NULL;
+}
+
 } // namespace collc::rt
 
 extern "C" {

@@ -79,6 +79,11 @@ Status analyzeCall(const Shape &shape, bool planInPlace, const Call &call, CallP
 /// so that a non-blocking call never blocks on it.
 Status prepareComm(MPI_Comm comm);
 
+/// The private duplicate prepareComm made of `comm` (executions' messages go
+/// there), or MPI_COMM_NULL if there is none. The interposer runs on it the
+/// native collectives that must not mingle with the user's own on `comm`.
+MPI_Comm privateComm(MPI_Comm comm);
+
 /// The transport settings (runtime/shm/TransportSettings.h) every
 /// communicator set up from now on uses, instead of reading them from the
 /// environment (which prints each bad value on every process): the drop-in

@@ -341,3 +341,33 @@ TEST(Environment, ProofCacheMustBeAFolder) {
   EXPECT_EQ(proofCacheProblem("/nonexistent/proofs"), "No such file or directory");
   EXPECT_EQ(proofCacheProblem(COLLC_RULES_DIR "/sizes.yaml"), "not a folder");
 }
+
+// COLLC_FAULT (a test aid): kinds at world ranks; a malformed value is one
+// warning naming the bad item, and nothing is injected.
+TEST(Environment, FaultsAreReadOrOneWarning) {
+  using collc::dropin::Fault;
+  Config c = configOf({{"COLLC_FAULT", " build@3, memory@0 ,build@1"}});
+  EXPECT_TRUE(c.warnings.empty()) << c.warnings[0];
+  EXPECT_TRUE(c.fails(Fault::Build, 3));
+  EXPECT_TRUE(c.fails(Fault::Build, 1));
+  EXPECT_FALSE(c.fails(Fault::Build, 0));
+  EXPECT_TRUE(c.fails(Fault::Memory, 0));
+  EXPECT_FALSE(c.fails(Fault::Setup, 3));
+  EXPECT_FALSE(configOf({}).fails(Fault::Load, 0));
+  const std::pair<std::string, std::string> bad[] = {
+      {"crash@1", "'crash@1' does not start with setup, build, load, tags or memory"},
+      {"build", "'build' is not WHAT@RANK (a world rank)"},
+      {"build@x", "'build@x' is not WHAT@RANK (a world rank)"},
+      {"build@-1", "'build@-1' is not WHAT@RANK (a world rank)"},
+      {"setup@1,,load@2", "'' does not start with setup, build, load, tags or memory"},
+      {"tags@99999999999", "'tags@99999999999' is not WHAT@RANK (a world rank)"},
+  };
+  for (const auto &[value, problem] : bad) {
+    Config d = configOf({{"COLLC_FAULT", value}});
+    ASSERT_EQ(d.warnings.size(), 1u) << value;
+    EXPECT_EQ(d.warnings[0],
+              "COLLC_FAULT='" + value + "': " + problem + "; no failure is injected");
+    for (unsigned k = 0; k < collc::dropin::numFaults; ++k)
+      EXPECT_TRUE(d.faults[k].empty()) << value;
+  }
+}
