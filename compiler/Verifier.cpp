@@ -452,8 +452,9 @@ void Verifier::checkResults() {
                            values_.show(sv.v), exp, ranksPhrase(missing)));
       else
         note(2, b, e,
-             llvm::formatv("holds {0}, expected {1} ({2} do not belong here)",
-                           values_.show(sv.v), exp, ranksPhrase(extra)));
+             llvm::formatv("holds {0}, expected {1} ({2} {3} not belong here)",
+                           values_.show(sv.v), exp, ranksPhrase(extra),
+                           extra.find_first_of(".,") == std::string::npos ? "does" : "do"));
     });
     const DiagClass classes[] = {DiagClass::MissingContribution, DiagClass::Misplaced,
                                  DiagClass::Misplaced};

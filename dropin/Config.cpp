@@ -8,6 +8,8 @@
 // error naming file:line, never a guess.
 #include "dropin/Config.h"
 
+#include "dropin/Trust.h"
+
 #include "runtime/bytecode/ReadFile.h"
 #include "runtime/bytecode/Bundle.h"
 
@@ -444,6 +446,7 @@ void parseBasics(const GetEnv &env, Config &config) {
   }
   config.planPath = pathList(env("COLLC_PLAN_PATH"));
   config.library = pathList(env("COLLC_LIBRARY"));
+  config.trusted = pathList(env("COLLC_TRUSTED"));
 }
 
 std::string proofCacheProblem(const std::string &dir) {
@@ -519,6 +522,10 @@ void loadRules(const char *value, const KnownAlgorithms &known, Config &config) 
   if (!value || trim(value).empty())
     return;
   const std::string path(trim(value));
+  if (const std::string why = untrustedBecause(path, config.trusted); !why.empty()) {
+    config.warnings.push_back(untrustedWarning("COLLC_RULES", path, why) + "; no rules apply");
+    return;
+  }
   std::vector<uint8_t> bytes;
   if (rt::Status s = rt::readRegularFile(path, bytes); !s.ok()) {
     config.warnings.push_back("COLLC_RULES='" + path + "': cannot read the file (" +

@@ -94,6 +94,9 @@ struct Config {
   std::string rulesFile;
   std::vector<std::string> planPath; ///< COLLC_PLAN_PATH entries, in order
   std::vector<std::string> library;  ///< COLLC_LIBRARY folders, in order
+  /// COLLC_TRUSTED: folders (or files) read even where others could have
+  /// written them (Trust.h).
+  std::vector<std::string> trusted;
   /// COLLC_PROOF_CACHE: the folder of proof records `collc verify --cache`
   /// writes (dropin/ProofCache.h); "" for none.
   std::string proofCache;

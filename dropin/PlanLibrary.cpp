@@ -1,6 +1,8 @@
 // dropin/PlanLibrary.cpp: plan files and generated plans.
 #include "dropin/PlanLibrary.h"
 
+#include "dropin/Trust.h"
+
 #include "dropin/ProofCache.h"
 #include "dropin/RankCompile.h"
 
@@ -128,6 +130,10 @@ void PlanLibrary::admit(PlanFile f, const rt::Proof &proof, const Config &config
 
 void PlanLibrary::addFile(const std::string &path, const Config &config,
                           std::vector<std::string> &warnings) {
+  if (const std::string why = untrustedBecause(path, config.trusted); !why.empty()) {
+    warnings.push_back(untrustedWarning("COLLC_PLAN_PATH", path, why) + "; it is not used");
+    return;
+  }
   std::vector<uint8_t> bytes;
   if (rt::Status s = rt::readRegularFile(path, bytes); !s.ok()) {
     warnings.push_back("COLLC_PLAN_PATH: cannot read '" + path + "' (" + s.message() +
@@ -260,9 +266,41 @@ KnownAlgorithms PlanLibrary::knownAlgorithms() const {
 }
 
 void PlanLibrary::addUserAlgorithms(const std::vector<std::string> &folders,
+                                    const std::vector<std::string> &trusted,
                                     std::vector<std::string> &warnings) {
+  // A folder with a file another user could have written is read file by
+  // file, without that file.
+  std::vector<std::string> whole, files;
+  for (const std::string &folder : folders) {
+    if (const std::string why = untrustedBecause(folder, trusted); !why.empty()) {
+      warnings.push_back(untrustedWarning("COLLC_LIBRARY", folder, why) +
+                         "; its algorithms are not used");
+      continue;
+    }
+    std::vector<std::string> mine;
+    bool refused = false;
+    std::error_code ec;
+    for (fs::directory_iterator it(folder, ec), end; !ec && it != end; it.increment(ec)) {
+      const std::string p = it->path().string();
+      if (!endsWith(p, ".calgo"))
+        continue;
+      if (const std::string why = untrustedBecause(p, trusted); !why.empty()) {
+        warnings.push_back(untrustedWarning("COLLC_LIBRARY", p, why) +
+                           "; that file's algorithm is not used");
+        refused = true;
+      } else {
+        mine.push_back(p);
+      }
+    }
+    if (!refused) {
+      whole.push_back(folder);
+    } else {
+      std::sort(mine.begin(), mine.end());
+      files.insert(files.end(), mine.begin(), mine.end());
+    }
+  }
   std::vector<std::string> skipped;
-  if (llvm::Error e = sched::addUserAlgorithms(folders, {}, &skipped))
+  if (llvm::Error e = sched::addUserAlgorithms(whole, files, &skipped))
     skipped.push_back(llvm::toString(std::move(e)));
   for (const std::string &why : skipped)
     warnings.push_back("COLLC_LIBRARY: " + why + "; that file's algorithm is not used");
@@ -400,7 +438,7 @@ Guarantee PlanLibrary::guaranteeFor(Coll c, std::string_view name, uint32_t rank
     needs.inPlace = a->inPlace;
     needs.identical = c == Coll::Allreduce;
     std::string why;
-    switch (lookupProof(config.proofCache, k, root, needs, why)) {
+    switch (lookupProof(config.proofCache, k, root, needs, why, &config.trusted)) {
     case Lookup::Proven:
       g = Guarantee::ProofRecord;
       record = config.proofCache + "/" + recordFileName(k);

@@ -95,9 +95,11 @@ public:
   /// algorithms (COLLC_LIBRARY) instead.
   static uint64_t libraryHash(bool user = false);
   /// Adds the algorithm files of the COLLC_LIBRARY folders `folders` to the
-  /// generators (once, before any other use); a file that cannot be used is
-  /// left out, with a warning.
+  /// generators (once, before any other use); a file that cannot be used, or
+  /// that another user could have written (Trust.h; `trusted`:
+  /// COLLC_TRUSTED), is left out, with a warning.
   static void addUserAlgorithms(const std::vector<std::string> &folders,
+                                const std::vector<std::string> &trusted,
                                 std::vector<std::string> &warnings);
   /// Whether a generator `name` exists for `c`, and if its plans need a
   /// commutative operation.

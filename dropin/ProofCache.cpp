@@ -2,6 +2,7 @@
 #include "dropin/ProofCache.h"
 
 #include "dropin/Config.h"
+#include "dropin/Trust.h"
 
 #include <algorithm>
 #include <cctype>
@@ -328,13 +329,19 @@ bool parseRecord(std::string_view text, ProofRecord &out, std::string &error) {
 }
 
 Lookup lookupProof(const std::string &dir, const ProofKey &key, uint32_t root,
-                   const ProofNeeds &needs, std::string &why) {
+                   const ProofNeeds &needs, std::string &why,
+                   const std::vector<std::string> *trusted) {
   if (dir.empty())
     return Lookup::Absent;
   const std::string path = (fs::path(dir) / recordFileName(key)).string();
   std::string text, error;
   if (!readFile(path, text, error))
     return Lookup::Absent;
+  if (trusted)
+    if (const std::string distrust = untrustedBecause(path, *trusted); !distrust.empty()) {
+      why = untrustedWarning("COLLC_PROOF_CACHE", path, distrust) + "; it is not used";
+      return Lookup::Invalid;
+    }
   auto invalid = [&](const std::string &reason) {
     why = "COLLC_PROOF_CACHE: '" + path + "' " + reason + "; it is not used";
     return Lookup::Invalid;

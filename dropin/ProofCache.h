@@ -89,9 +89,12 @@ enum class Lookup : uint8_t {
 };
 
 /// Looks up the record for `key` in `dir`. Never throws, never aborts: a bad
-/// file is Invalid with the reason in `why` (naming the file).
+/// file is Invalid with the reason in `why` (naming the file). With
+/// `trusted` (COLLC_TRUSTED), a record another user could have written
+/// (Trust.h) is Invalid too: a record makes the drop-in skip a proof.
 Lookup lookupProof(const std::string &dir, const ProofKey &key, uint32_t root,
-                   const ProofNeeds &needs, std::string &why);
+                   const ProofNeeds &needs, std::string &why,
+                   const std::vector<std::string> *trusted = nullptr);
 
 /// Writes `r` to `dir` (created if missing), merging its roots with those
 /// of a valid record already there for the same key, pipeline and

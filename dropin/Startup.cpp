@@ -127,7 +127,7 @@ void initialize(bool atInit) {
   if (std::string why = proofCacheProblem(g.config.proofCache); !why.empty())
     g.config.warnings.push_back("COLLC_PROOF_CACHE='" + g.config.proofCache + "': " + why +
                                 "; no proof records are read");
-  PlanLibrary::addUserAlgorithms(g.config.library, g.config.warnings);
+  PlanLibrary::addUserAlgorithms(g.config.library, g.config.trusted, g.config.warnings);
   g.library.scan(g.config.planPath, g.config, g.config.warnings);
   const KnownAlgorithms known = g.library.knownAlgorithms();
   parseAlgorithm(std::getenv("COLLC_ALGORITHM"), known, g.config);

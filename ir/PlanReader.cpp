@@ -241,6 +241,17 @@ Plan Reader::read(Node root) {
                                             "ranks",   "root",        "chunks",
                                             "scratch", "commutative", "in_place",
                                             "programs"};
+  // Another version's plan is read no further — not even its key names,
+  // which are that version's: its `format` is looked at first.
+  if (Fields any; !yaml::readFields(root, {}, "plan", any))
+    if (const Fields::Field *f = any.find("format"); f && f->value.isScalar()) {
+      llvm::StringRef version = f->value.scalar();
+      if (version != formatTag && version.consume_front("collc-plan/") && !version.empty() &&
+          llvm::all_of(version, [](char c) { return c >= '0' && c <= '9'; }))
+        fail(f->value, ReadErrorKind::Invalid,
+             llvm::formatv("unsupported format '{0}': this collc reads {1}",
+                           f->value.scalar(), formatTag));
+    }
   auto fields = keys(root, topKeys, "plan");
   auto need = [&](llvm::StringRef key) {
     const Fields::Field *f = fields.find(key);
@@ -252,15 +263,8 @@ Plan Reader::read(Node root) {
 
   const Node fmt = need("format");
   llvm::StringRef tag = scalar(fmt, "format");
-  if (tag != formatTag) {
-    llvm::StringRef version = llvm::StringRef(tag);
-    if (version.consume_front("collc-plan/") && !version.empty() &&
-        llvm::all_of(version, [](char c) { return c >= '0' && c <= '9'; }))
-      // Another version's plan is read no further: its keys are not ours.
-      fail(fmt, ReadErrorKind::Invalid,
-           llvm::formatv("unsupported format '{0}': this collc reads {1}", tag, formatTag));
+  if (tag != formatTag) // (another collc-plan/N was refused above)
     syntax(fmt, llvm::formatv("unknown format '{0}' (expected {1})", tag, formatTag));
-  }
 
   Plan plan;
   plan.source = file_;

@@ -10,6 +10,7 @@
 #   OUT/odd:   files that are not plans at all — a directory named x.cplan,
 #              a FIFO named y.cbundle, an empty .cbundle and an empty .cplan —
 #              one warning each, and a good plan that must still be used.
+#   OUT/open:  a good plan in a folder every user can write (trust model).
 #   OUT/swapped: a 2-rank allreduce that is correct for commutative
 #              operations but whose ranks combine the operands in opposite
 #              orders (x1 ∘ x0 and x0 ∘ x1): proven, not identical, so
@@ -45,6 +46,11 @@ mkfifo "$out/odd/y.cbundle"
 : > "$out/odd/empty.cbundle"
 : > "$out/odd/empty.cplan"
 cp "$out/good/allreduce-ring-3.cplan" "$out/odd/"
+# OUT/open: that good plan in a folder every user can write (no sticky bit):
+# refused unless COLLC_TRUSTED names the folder.
+mkdir -p "$out/open"
+cp "$out/good/allreduce-ring-3.cplan" "$out/open/"
+chmod 0777 "$out/open"
 gen ring --ranks 4 | "$collc" compile --no-verify - -o "$out/unproven/allreduce-ring-4.cplan" 2>/dev/null
 cat <<'EOF' | "$collc" compile -O0 - -o "$out/swapped/allreduce-swapped-2.cplan"
 format: collc-plan/1
