@@ -188,7 +188,10 @@ void reportStats(Global &g) {
   double seconds[2] = {0, 0}; // this rank's plan building: summed, then the most of a rank
   {
     std::lock_guard<std::mutex> lock(g.statsMu);
-    for (const auto &s : g.stats) {
+    std::vector<const Stats *> all{&g.exited};
+    for (const auto &s : g.stats)
+      all.push_back(s.get());
+    for (const Stats *s : all) {
       uint64_t *plans = &v[v.size() - planCounters];
       plans[0] += s->rankPlans;
       plans[1] += s->wholePlans;

@@ -64,11 +64,56 @@ const char *text(Substitution s) {
   return "";
 }
 
+namespace {
+
+void addStats(Stats &into, const Stats &from) {
+  for (unsigned k = 0; k < numKinds; ++k) {
+    into.handled[k] += from.handled[k];
+    for (unsigned r = 0; r < numReasons; ++r)
+      into.fallback[k][r] += from.fallback[k][r];
+    for (unsigned u = 0; u < numSubstitutions; ++u)
+      into.substituted[k][u] += from.substituted[k][u];
+  }
+  if (into.fileUses.size() < from.fileUses.size())
+    into.fileUses.resize(from.fileUses.size(), 0);
+  for (size_t f = 0; f < from.fileUses.size(); ++f)
+    into.fileUses[f] += from.fileUses[f];
+  into.rankPlans += from.rankPlans;
+  into.wholePlans += from.wholePlans;
+  for (unsigned u = 0; u < numGuarantees; ++u)
+    into.built[u] += from.built[u];
+  into.ownOps += from.ownOps;
+  into.contextOps += from.contextOps;
+  into.buildSeconds += from.buildSeconds;
+}
+
+/// A thread's counters, folded into Global::exited when the thread ends: a
+/// program that starts threads without end must not grow.
+struct StatsOwner {
+  Global *g = nullptr;
+  ~StatsOwner() {
+    if (!g || !tlStats || g->finalized.load())
+      return;
+    std::lock_guard<std::mutex> lock(g->statsMu);
+    for (auto it = g->stats.begin(); it != g->stats.end(); ++it)
+      if (it->get() == tlStats) {
+        addStats(g->exited, **it);
+        g->stats.erase(it);
+        break;
+      }
+    tlStats = nullptr;
+  }
+};
+thread_local StatsOwner tlStatsOwner;
+
+} // namespace
+
 Stats &stats(Global &g) {
   if (!tlStats) {
     auto s = std::make_unique<Stats>();
     s->fileUses.assign(g.library.files().size(), 0);
     tlStats = s.get();
+    tlStatsOwner.g = &g;
     std::lock_guard<std::mutex> lock(g.statsMu);
     g.stats.push_back(std::move(s));
   }

@@ -373,7 +373,8 @@ struct Global {
   std::mutex activeMu;
   std::vector<CommState *> active; ///< communicators that have had non-blocking work
   std::mutex statsMu;
-  std::vector<std::unique_ptr<Stats>> stats;
+  std::vector<std::unique_ptr<Stats>> stats; ///< the live threads' counters
+  Stats exited;                              ///< of the threads that have ended
   std::vector<CommState *> comms; ///< every live state (statsMu)
   std::string retired;           ///< COLLC_STATS lines of freed communicators (statsMu)
   std::mutex logMu;
