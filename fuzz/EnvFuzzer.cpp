@@ -87,11 +87,24 @@ void checkBasics(const std::map<std::string, std::string> &env) {
   for (size_t i = warnings; i < c.warnings.size(); ++i) {
     bool named = false;
     for (const char *var : {"COLLC_TRANSPORT", "COLLC_SHM_SEGMENT", "COLLC_SHM_FAST",
-                            "COLLC_NODE_MAP"})
+                            "COLLC_NODE_MAP", "COLLC_FAULT"})
       named = named || (env.count(var) && c.warnings[i].find(var) != std::string::npos);
     if (!named)
       fail("a warning for no bad value", c.warnings[i]);
   }
+  // COLLC_FAULT: a warning exactly when the value does not parse, and then
+  // no failure is injected.
+  size_t faults = 0;
+  for (const std::vector<int> &f : c.faults)
+    faults += f.size();
+  auto fault = env.find("COLLC_FAULT");
+  bool faultWarned = false;
+  for (const std::string &w : c.warnings)
+    faultWarned = faultWarned || w.rfind("COLLC_FAULT='", 0) == 0;
+  if (fault == env.end() ? faults != 0 || faultWarned : faultWarned && faults != 0)
+    fail("COLLC_FAULT injects and warns at once, or injects unset", "");
+  if (fault != env.end() && !faultWarned && faults == 0 && !says(fault->second, ""))
+    fail("COLLC_FAULT neither injects nor warns", fault->second);
   auto path = env.find("COLLC_PLAN_PATH");
   if (path == env.end() && !c.planPath.empty())
     fail("plan folders from nowhere", c.planPath.front());
