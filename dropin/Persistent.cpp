@@ -157,6 +157,16 @@ int initInTurn(Global &g, CommState &cs, std::unique_ptr<Deferred> d,
 
 bool startPersistentTurn(Global &g, CommState &cs, Deferred &d) {
   PersistentCall &c = *d.call;
+  auto run = std::make_unique<Pending>();
+  run->owner = &c;
+  // A run that fails here still completes through progress (counted in
+  // cs.pendingCount since it was queued), with its error.
+  auto failed = [&](int error) {
+    run->failed = true;
+    run->error = error;
+    cs.pending.push_back(run.release());
+    return true;
+  };
   if (c.lazy && !c.req && !c.native) {
     Deferred &t = *c.lazy;
     if (t.slot->agreed == Agreement::Everywhere && t.req) { // made at the _init
@@ -169,8 +179,7 @@ bool startPersistentTurn(Global &g, CommState &cs, Deferred &d) {
         if (rc != COLLC_ERR_ARG && rc != COLLC_ERR_UNSUPPORTED) {
           std::fprintf(stderr, "collc: [rank %d] %s on comm %" PRIu64 " failed: %s\n",
                        g.worldRank, kindName(c.args.kind), cs.id, collc_error_message());
-          signalDone(c, rc == COLLC_ERR_NOMEM ? MPI_ERR_NO_MEM : MPI_ERR_OTHER);
-          return true;
+          return failed(rc == COLLC_ERR_NOMEM ? MPI_ERR_NO_MEM : MPI_ERR_OTHER);
         }
         c.native = true;
         noteFallback(g, t.user, &cs, Reason::Refused, collc_error_message());
@@ -185,20 +194,16 @@ bool startPersistentTurn(Global &g, CommState &cs, Deferred &d) {
       noteFallback(g, t.user, &cs, Reason::NoPlan, t.slot->error);
     }
   }
-  auto run = std::make_unique<Pending>();
-  run->owner = &c;
   if (c.req) {
-    if (const int rc = startTurn(g, cs, c.args, c.req, c.staging.get()); rc == turnWait) {
+    if (const int rc = startTurn(g, cs, c.args, c.req, c.staging.get()); rc == turnWait)
       return false;
-    } else if (rc != MPI_SUCCESS) {
-      signalDone(c, rc);
-      return true;
-    }
+    else if (rc != MPI_SUCCESS)
+      return failed(rc);
     run->req = c.req;
     run->staging = c.staging;
   } else if (int rc = nativeStart(c.lazy->user, cs.dup, &run->native); rc != MPI_SUCCESS) {
-    signalDone(c, rc);
-    return true;
+    run->native = MPI_REQUEST_NULL;
+    return failed(rc);
   }
   cs.pending.push_back(run.release());
   return true;
