@@ -271,6 +271,26 @@ void dropCached(CommState &cs, collc_request req) {
       c = CachedRequest();
 }
 
+/// A plan's first request on this rank, made (`req`) or refused by the
+/// runtime (null: its message is the last error), as this rank's part of the
+/// ranks' agreement: COLLC_FAULT=tags or =memory makes it fail here. A
+/// failure becomes the slot's error, with a warning. Whether this rank has
+/// it (the caller frees a `req` it does not).
+bool firstRequest(Global &g, PlanSlot &slot, collc_request req) {
+  if (!req)
+    slot.error = collc_error_message();
+  else if (g.config.fails(Fault::Tags, g.worldRank))
+    slot.error = "COLLC_FAULT=tags";
+  else if (g.config.fails(Fault::Memory, g.worldRank))
+    slot.error = "COLLC_FAULT=memory";
+  else
+    return true;
+  warn(g, std::string("cannot make a request on the ") + name(slot.collective) + " plan " +
+              slot.algorithm + ": " + slot.error + "; using native MPI",
+       false);
+  return false;
+}
+
 /// Starts and waits for a blocking execution.
 int runBlocking(Global &g, CommState &cs, const Args &a, collc_request req, bool cached,
                 const Staging *staging = nullptr) {
@@ -345,22 +365,8 @@ int execute(Global &g, CommState &cs, const Args &a, const Args &user,
       // The plan's first use on this communicator: its first request is
       // part of what the ranks agree on (memory, a channel longer than the
       // tags), so a rank that cannot run it takes the others to native MPI.
-      const char *fault = g.config.fails(Fault::Tags, g.worldRank)     ? "COLLC_FAULT=tags"
-                          : g.config.fails(Fault::Memory, g.worldRank) ? "COLLC_FAULT=memory"
-                                                                       : nullptr;
-      if (req && fault) {
-        if (cached)
-          dropCached(cs, req);
-        (void)collc_request_free(&req);
-        slot.error = fault;
-      } else if (!req && slot.plan) {
-        slot.error = collc_error_message();
-      }
-      if (!req && slot.plan)
-        warn(g, std::string("cannot make a request on the ") + name(slot.collective) +
-                    " plan " + slot.algorithm + ": " + slot.error + "; using native MPI",
-             false);
-      if (!agreeSlot(g, cs, a.comm, slot, req != nullptr)) {
+      const bool mine = slot.plan && firstRequest(g, slot, req);
+      if (!agreeSlot(g, cs, a.comm, slot, mine)) {
         if (req) {
           if (cached)
             dropCached(cs, req);
@@ -420,16 +426,34 @@ int startTurn(Global &g, const CommState &cs, const Args &a, collc_request req,
 
 namespace {
 
+/// Runs native MPI's non-blocking collective for `d`'s call on the private
+/// duplicate, where only such calls run, each in turn on every rank.
+void startNative(Global &g, CommState &cs, Deferred &d, Pending &p, Reason why) {
+  if (d.req)
+    (void)collc_request_free(&d.req);
+  p.staging.reset(); // native MPI works on the user's buffers
+  noteFallback(g, d.user, &cs, why, d.slot ? d.slot->error : "");
+  if (int rc = nativeStart(d.user, cs.dup, &p.native); rc != MPI_SUCCESS) {
+    p.native = MPI_REQUEST_NULL;
+    p.error = rc;
+    p.failed = true;
+  }
+}
+
 /// Makes the plan's request for the non-blocking call `d` in turn (if it
-/// has none yet) and starts it. False if it cannot start yet (the tag
-/// window is full: try again at the next progress).
+/// has none yet) and starts it — natively if the runtime refuses the call.
+/// False if it cannot start yet (the tag window is full: try again at the
+/// next progress).
 bool startOnPlan(Global &g, CommState &cs, Deferred &d) {
   Pending &p = *d.pending;
   if (!d.req)
     if (int rc = initRequest(d.a, cs.size, d.slot->plan, &d.req); rc != COLLC_SUCCESS) {
+      d.req = nullptr;
       // The same on every rank (the call's arguments): native MPI serves it.
-      if (rc == COLLC_ERR_ARG || rc == COLLC_ERR_UNSUPPORTED)
-        return false;
+      if (rc == COLLC_ERR_ARG || rc == COLLC_ERR_UNSUPPORTED) {
+        startNative(g, cs, d, p, Reason::Refused);
+        return true;
+      }
       std::fprintf(stderr, "collc: [rank %d] %s on comm %" PRIu64 " failed: %s\n",
                    g.worldRank, kindName(d.a.kind), cs.id, collc_error_message());
       p.error = rc == COLLC_ERR_NOMEM ? MPI_ERR_NO_MEM : MPI_ERR_OTHER;
@@ -450,19 +474,6 @@ bool startOnPlan(Global &g, CommState &cs, Deferred &d) {
   return true;
 }
 
-/// Runs native MPI's non-blocking collective for `d`'s call on the private
-/// duplicate, where only such calls run, each in turn on every rank.
-void startNative(Global &g, CommState &cs, Deferred &d, Pending &p, Reason why) {
-  if (d.req)
-    (void)collc_request_free(&d.req);
-  p.staging.reset(); // native MPI works on the user's buffers
-  noteFallback(g, d.user, &cs, why, d.slot ? d.slot->error : "");
-  if (int rc = nativeStart(d.user, cs.dup, &p.native); rc != MPI_SUCCESS) {
-    p.native = MPI_REQUEST_NULL;
-    p.error = rc;
-    p.failed = true;
-  }
-}
 
 /// The call at the queue's head, whose turn it is: started on its plan or
 /// natively, its execution listed in cs.pending. False if it must wait.
@@ -471,11 +482,8 @@ bool runTurn(Global &g, CommState &cs, Deferred &d) {
     return startPersistentTurn(g, cs, d);
   Pending &p = *d.pending;
   if (d.slot->agreed == Agreement::Everywhere) {
-    if (!startOnPlan(g, cs, d)) {
-      if (d.req || p.failed)
-        return false; // the tag window: later
-      startNative(g, cs, d, p, Reason::Refused); // the runtime refused the call
-    }
+    if (!startOnPlan(g, cs, d))
+      return false; // the tag window: later
   } else {
     startNative(g, cs, d, p, Reason::NoPlan);
   }
@@ -515,29 +523,19 @@ void enqueue(Global &g, CommState &cs, std::unique_ptr<Deferred> d) {
   advanceQueue(g, cs);
 }
 
-/// The plan's first use on `cs` by a call in turn: makes its request (if
-/// `request`: memory, a channel longer than the tags — part of what this rank
-/// agrees to) and starts the agreement.
-void firstUse(Global &g, CommState &cs, Deferred &d, bool request) {
+/// The plan's first use on `cs` by a call in turn: makes its request
+/// (firstRequest: part of what this rank agrees to) and starts the agreement.
+void firstUse(Global &g, CommState &cs, Deferred &d) {
   PlanSlot &slot = *d.slot;
   if (slot.agreed != Agreement::Pending || slot.posted)
     return;
-  bool ok = slot.plan != nullptr;
-  if (ok && request) {
-    if (initRequest(d.a, cs.size, slot.plan, &d.req) != COLLC_SUCCESS) {
-      slot.error = collc_error_message();
-      ok = false;
-    } else if (g.config.fails(Fault::Tags, g.worldRank) ||
-               g.config.fails(Fault::Memory, g.worldRank)) {
-      slot.error = g.config.fails(Fault::Tags, g.worldRank) ? "COLLC_FAULT=tags"
-                                                            : "COLLC_FAULT=memory";
+  bool ok = false;
+  if (slot.plan) {
+    if (initRequest(d.a, cs.size, slot.plan, &d.req) != COLLC_SUCCESS)
+      d.req = nullptr;
+    ok = firstRequest(g, slot, d.req);
+    if (!ok && d.req)
       (void)collc_request_free(&d.req);
-      ok = false;
-    }
-    if (!ok)
-      warn(g, std::string("cannot make a request on the ") + name(slot.collective) + " plan " +
-                  slot.algorithm + ": " + slot.error + "; using native MPI",
-           false);
   }
   std::lock_guard<std::mutex> lock(cs.pendingMu);
   NoProgress noProgress;
@@ -564,7 +562,7 @@ int inTurn(Global &g, CommState &cs, const Args &a, const Args &user,
            const Selection &sel) {
   std::unique_ptr<Deferred> d = deferred(a, user, cs.size, &slot, sel, bytes);
   const bool persistent = modeOf(a.kind) == Mode::Persistent;
-  firstUse(g, cs, *d, /*request=*/true);
+  firstUse(g, cs, *d);
   cs.window = true;
   if (persistent)
     return initInTurn(g, cs, std::move(d), std::move(staging));
