@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # bench/family-table.sh: docs/performance.md's table for the rest of the family —
-# plan time ÷ native Open MPI time, per collective, for the plan the drop-in's
+# plan time ÷ native MPI time (Open MPI, or MPICH with MPI=mpich: bench/mpi.sh), per collective, for the plan the drop-in's
 # default table picks (docs/dropin.md, "Default decision table: the rest of
 # the family"), at p = 2 and 4 and 8 B / 64 KiB / 1 MiB / 16 MiB.
 #
@@ -16,7 +16,8 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${1:-$root/build}; runs=${2:-3}; shift $(( $# > 2 ? 2 : $# )) || true
 ranks=("$@"); [ ${#ranks[@]} -gt 0 ] || ranks=(2 4)
-bin=$build/bin
+source "$root/bench/mpi.sh"
+mpi_check_ranks "${ranks[@]}"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
 
@@ -38,8 +39,7 @@ calls=(reduce_scatter_block reduce_scatter scan exscan allgather bcast)
 planColl() { [ "$1" = reduce_scatter ] && echo reduce_scatter_block || echo "$1"; }
 
 for p in "${ranks[@]}"; do
-  mpi=(mpirun -np "$p")
-  [ "$p" -gt "$(nproc)" ] && mpi+=(--oversubscribe --mca mpi_yield_when_idle 1)
+  mapfile -t mpi < <(launch "$p")
   for c in "${calls[@]}"; do
     dir=$work/p$p-$c; mkdir -p "$dir"
     for entry in ${choice[$c]}; do
@@ -61,7 +61,7 @@ for p in "${ranks[@]}"; do
 done
 
 choices=$(for c in "${calls[@]}"; do echo "$c ${choice[$c]}"; done)
-python3 - "$work/runs.jsonl" "$choices" <<'EOF'
+python3 - "$work/runs.jsonl" "$choices" "$mpiname" <<'EOF'
 import json, statistics, sys
 from collections import defaultdict
 
@@ -79,6 +79,7 @@ def picked(call, nbytes):
     return alg
 
 ratios = defaultdict(list)  # (ranks, call, column) -> ratios
+natives = defaultdict(list)  # (ranks, call, column) -> native µs
 
 for r in rows:
     if r.get("error") or not r.get("native_us"):
@@ -88,6 +89,7 @@ for r in rows:
     if r["algorithm"] != picked(call, n):
         continue
     ratios[(r["ranks"], call, column)].append(r["plan_us"] / r["native_us"])
+    natives[(r["ranks"], call, column)].append(r["native_us"])
 
 columns = ["8 B", "64 KiB", "1 MiB", "16 MiB"]
 
@@ -96,7 +98,8 @@ def plans(call):
                      for a, start in choice[call])
 
 runs = max(len(v) for v in ratios.values())
-print("plan ÷ native, median of %d runs (min-max), for the plan the default table picks\n" % runs)
+print("plan ÷ native %s, median of %d runs (min-max), for the plan the default table picks;"
+      " native %s's median time in µs after each\n" % (sys.argv[3], runs, sys.argv[3]))
 print("| p | collective | plan | " + " | ".join(columns) + " |")
 print("|---|---|---|" + "---|" * len(columns))
 for p in sorted({k[0] for k in ratios}):
@@ -104,6 +107,7 @@ for p in sorted({k[0] for k in ratios}):
         cells = []
         for col in columns:
             v = ratios.get((p, call, col))
-            cells.append("—" if not v else "%.2f (%.2f-%.2f)" % (statistics.median(v), min(v), max(v)))
+            cells.append("—" if not v else "%.2f (%.2f-%.2f) %.4g µs" % (
+                statistics.median(v), min(v), max(v), statistics.median(natives[(p, call, col)])))
         print("| %d | %s | %s | %s |" % (p, call, plans(call), " | ".join(cells)))
 EOF

@@ -2,7 +2,8 @@
 # bench/noncommutative-table.sh: a non-commutative user operation on long
 # vectors — the order-preserving plans the default table had (recursive
 # doubling) and has now (Rabenseifner's halving-doubling, proven
-# order-preserving), each against native Open MPI in the same run.
+# order-preserving), each against native MPI in the same run (Open MPI, or
+# MPICH with MPI=mpich: bench/mpi.sh).
 #
 # `collc-bench --op noncommutative` is the 2×2 matrix product over uint32
 # (MPI_Op_create with commute = 0, combined through MPI_Reduce_local). Prints,
@@ -13,7 +14,9 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${1:-$root/build}; runs=${2:-3}; shift $(( $# > 2 ? 2 : $# )) || true
 ranks=("$@"); [ ${#ranks[@]} -gt 0 ] || ranks=(2 4)
-bin=$build/bin
+source "$root/bench/mpi.sh"
+mpi_check_ranks "${ranks[@]}"
+echo "against native $mpiname"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
 for p in "${ranks[@]}"; do
@@ -21,8 +24,7 @@ for p in "${ranks[@]}"; do
   for a in recursive_doubling rabenseifner; do
     "$bin/collc" gen "$a" --ranks "$p" | "$bin/collc" compile - -o "$work/p$p/$a.cplan"
   done
-  mpi=(mpirun -np "$p")
-  [ "$p" -gt "$(nproc)" ] && mpi+=(--oversubscribe --mca mpi_yield_when_idle 1)
+  mapfile -t mpi < <(launch "$p")
   out=$work/p$p.jsonl
   for ((i = 0; i < runs; i++)); do
     "${mpi[@]}" "$bin/collc-bench" --plan-dir "$work/p$p" --op noncommutative --json --check \

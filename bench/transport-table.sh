@@ -3,8 +3,8 @@
 #
 # Compiles the allreduce plans of the library for each rank count, then runs
 # collc-bench RUNS times with each transport (COLLC_TRANSPORT=shm, then mpi),
-# double sum, blocking calls, every plan against native Open MPI in the same
-# run. Prints, per (ranks, bytes): the best plan's time over shared memory and
+# double sum, blocking calls, every plan against native MPI in the same
+# run (Open MPI, or MPICH with MPI=mpich: bench/mpi.sh). Prints, per (ranks, bytes): the best plan's time over shared memory and
 # over MPI divided by native's time in the same run (median over the runs,
 # min-max range), the median native time, the best shm time and the
 # memory-bandwidth bound of collc-bench; for p = 2, the time per byte of the
@@ -21,10 +21,11 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 build=${1:-$root/build}; runs=${2:-3}; shift $(( $# > 2 ? 2 : $# )) || true
 ranks=("$@"); [ ${#ranks[@]} -gt 0 ] || ranks=(2 4)
 sizes=(${SIZES:-8 64K 1M 8M 64M})
-bin=$build/bin
+source "$root/bench/mpi.sh"
+mpi_check_ranks "${ranks[@]}"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
-echo "transport table: $(date -u '+%Y-%m-%d %H:%M UTC'), commit $(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo '?')," \
+echo "transport table against native $mpiname: $(date -u '+%Y-%m-%d %H:%M UTC'), commit $(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo '?')," \
      "$(nproc) cores ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'))"
 echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
 
@@ -37,13 +38,12 @@ for p in "${ranks[@]}"; do
   for a in binary_tree recursive_doubling rabenseifner binary_blocks ring; do
     "$bin/collc" gen "$a" --ranks "$p" | "$bin/collc" compile - -o "$work/p$p/$a.cplan"
   done
-  mpi=(mpirun -np "$p")
-  [ "$p" -gt "$(nproc)" ] && mpi+=(--oversubscribe --mca mpi_yield_when_idle 1)
   for ((i = 0; i < runs; i++)); do
     for t in shm mpi; do
+      mapfile -t mpi < <(launch "$p" COLLC_TRANSPORT=$t)
       for s in "${sizes[@]}"; do
         read -r it wu <<< "$(iters "$s")"
-        "${mpi[@]}" -x COLLC_TRANSPORT=$t "$bin/collc-bench" --plan-dir "$work/p$p" --json \
+        "${mpi[@]}" "$bin/collc-bench" --plan-dir "$work/p$p" --json \
           --sizes "$s" --iters "$it" --warmup "$wu" | sed "s/^{/{\"transport\": \"$t\", \"run\": $i, /" \
           >> "$work/rows.jsonl"
       done
@@ -54,9 +54,10 @@ done
 # The 8-byte call at p = 2: native, collc (recursive doubling), the flag floor.
 small=()
 if [[ " ${ranks[*]} " == *" 2 "* ]]; then
+  mapfile -t small_launch < <(launch 2)
   for ((i = 0; i < runs; i++)); do
     for w in native collc flag; do
-      small+=("$(mpirun -np 2 "$bin/collc-small-call" "$work/p2/recursive_doubling.cplan" "$w" 20000)")
+      small+=("$("${small_launch[@]}" "$bin/collc-small-call" "$work/p2/recursive_doubling.cplan" "$w" 20000)")
     done
   done
 fi

@@ -3,6 +3,7 @@
 #
 #   P/bin                  collc, collc-bench
 #   P/lib                  libcollc.so (the C/C++ API), libcollc_mpi.so (the drop-in)
+#   P/bin/mpich, P/lib/mpich  the same built for MPICH, when it is built (docs/mpi.md)
 #   P/include/collc        collc.h, collc.hpp
 #   P/lib/cmake/collc      find_package(collc) -> the imported target collc::runtime
 #   P/lib/pkgconfig        collc.pc (pkg-config --cflags --libs collc)
@@ -15,6 +16,11 @@ include(CMakePackageConfigHelpers)
 
 install(TARGETS collc collc-bench RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 install(TARGETS collc_mpi LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
+if(mpich IN_LIST COLLC_MPI_FLAVOURS)
+  install(TARGETS collc_mpich collc-bench_mpich RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR}/mpich)
+  install(TARGETS collc_mpi_mpich collc_runtime_shared_mpich
+          LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}/mpich)
+endif()
 
 # libcollc.so is exported as collc::runtime (inside the build, collc::runtime
 # is the static archive the tools link; outside, it is this shared library).

@@ -10,31 +10,47 @@
 
 #include <mpi.h>
 
+#include <dlfcn.h>
+
 #define COLLC_EXPORT extern "C" __attribute__((visibility("default")))
 
 using namespace collc::dropin;
 
+namespace {
+/// The next definition of `name` after this library: MPI's own, or a PMPI
+/// tool's preloaded behind collc (docs/dropin.md, "PMPI tools"), so that
+/// the functions collc intercepts only to watch (start-up, finalize,
+/// barrier) still reach such a tool. `pmpi` if there is none.
+template <class F> F nextDefinition(const char *name, F pmpi) {
+  void *f = dlsym(RTLD_NEXT, name);
+  return f ? reinterpret_cast<F>(f) : pmpi;
+}
+} // namespace
+
 COLLC_EXPORT int MPI_Init(int *argc, char ***argv) {
-  const int rc = PMPI_Init(argc, argv);
+  static const auto next = nextDefinition("MPI_Init", &PMPI_Init);
+  const int rc = next(argc, argv);
   if (rc == MPI_SUCCESS)
     startAtInit();
   return rc;
 }
 
 COLLC_EXPORT int MPI_Init_thread(int *argc, char ***argv, int required, int *provided) {
-  const int rc = PMPI_Init_thread(argc, argv, required, provided);
+  static const auto next = nextDefinition("MPI_Init_thread", &PMPI_Init_thread);
+  const int rc = next(argc, argv, required, provided);
   if (rc == MPI_SUCCESS)
     startAtInit();
   return rc;
 }
 
 COLLC_EXPORT int MPI_Finalize(void) {
+  static const auto next = nextDefinition("MPI_Finalize", &PMPI_Finalize);
   if (!tlInternal)
     if (Global *g = activeGlobal()) {
       InternalScope internal;
       finish(*g);
     }
-  return PMPI_Finalize();
+  return next();
 }
 
 COLLC_EXPORT int MPI_Allreduce(const void *sendbuf, void *recvbuf, int count,
@@ -91,7 +107,8 @@ COLLC_EXPORT int MPI_Barrier(MPI_Comm comm) {
       if (CommState *cs = findState(*g, comm); cs && cs->window)
         finishTurns(*g, *cs);
     }
-  return PMPI_Barrier(comm);
+  static const auto next = nextDefinition("MPI_Barrier", &PMPI_Barrier);
+  return next(comm);
 }
 
 COLLC_EXPORT int MPI_Comm_free(MPI_Comm *comm) { return freeComm(PMPI_Comm_free, comm); }

@@ -19,23 +19,9 @@
 #include "dropin/State.h"
 #include "runtime/api/Handles.h"
 
-// The persistent collectives' names: MPI 4's MPI_*_init where the library is
-// MPI 4, else Open MPI's MPIX_*_init (mpi-ext.h); other MPI 3 libraries have
-// none (COLLC_HAVE_PERSISTENT 0: nothing to intercept).
-#if MPI_VERSION >= 4
-#define COLLC_HAVE_PERSISTENT 1
-#define COLLC_INIT(Name) MPI_##Name##_init
-#define COLLC_PINIT(Name) PMPI_##Name##_init
-#elif defined(OPEN_MPI) && __has_include(<mpi-ext.h>)
-#include <mpi-ext.h>
-#endif
-#if MPI_VERSION < 4 && defined(OMPI_HAVE_MPI_EXT_PCOLLREQ)
-#define COLLC_HAVE_PERSISTENT 1
-#define COLLC_INIT(Name) MPIX_##Name##_init
-#define COLLC_PINIT(Name) PMPIX_##Name##_init
-#elif MPI_VERSION < 4
-#define COLLC_HAVE_PERSISTENT 0
-#endif
+// COLLC_INIT, COLLC_PINIT and COLLC_HAVE_PERSISTENT: the persistent
+// collectives' names in this MPI (runtime/mpi/Flavour.h).
+#include "runtime/mpi/Flavour.h"
 
 namespace collc::dropin {
 

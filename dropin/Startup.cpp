@@ -4,18 +4,40 @@
 
 #include "dropin/Requests.h"
 #include "runtime/api/Execution.h"
+#include "runtime/mpi/Flavour.h"
 
 #include <dlfcn.h>
+#include <unistd.h>
 
 #include <cinttypes>
 #include <cstdio>
 #include <cstdlib>
+#include <map>
 
 namespace collc::dropin {
 
 namespace {
 
 std::once_flag gOnce;
+
+/// A drop-in built for one MPI family preloaded into a program of the other
+/// (Open MPI's handles are pointers, MPICH's ints) cannot make a single MPI
+/// call on the program's behalf, not even to hand it on: it stops the
+/// process before main, naming the library to preload instead
+/// (docs/mpi.md). Checked at load, where MPI_Get_library_version may be
+/// called; a process that is not an MPI program finds this library's own MPI.
+__attribute__((constructor)) void checkFlavour() {
+  std::string found;
+  if (rt::libraryMatches(&found))
+    return;
+  std::fprintf(stderr,
+               "collc: error: this libcollc_mpi.so was built for %s, but the program runs "
+               "'%s'; preload the drop-in built for that MPI (lib/%slibcollc_mpi.so of a "
+               "collc build, docs/mpi.md). Stopping before main: no MPI call was made.\n",
+               rt::builtFor(), found.c_str(), rt::builtFor() == std::string("Open MPI") ? "mpich/" : "");
+  std::fflush(stderr);
+  _exit(1);
+}
 
 uint64_t fnv(uint64_t h, const void *data, size_t n) {
   const auto *p = static_cast<const unsigned char *>(data);
@@ -115,6 +137,61 @@ void compareSettings(Global &g) {
                 "' is not a folder on some ranks, which read no proof records");
 }
 
+/// The file that defines `fn`, or "" if none does.
+std::string objectOf(void *fn) {
+  Dl_info info{};
+  return fn && dladdr(fn, &info) && info.dli_fname ? info.dli_fname : "";
+}
+
+/// PMPI tools (libraries that define MPI_* and call PMPI_*, as profilers and
+/// tracers do) preloaded beside collc: the first definition of an MPI
+/// function in the process wins. A tool in front of collc calls PMPI_* past
+/// it, so collc serves none of those calls; a tool behind collc is passed
+/// over by the calls collc intercepts. Either way collc says so, once, with
+/// the functions and the tool's file (docs/dropin.md, "PMPI tools").
+void checkToolOrder(Global &g) {
+  static const char *const names[] = {
+      "MPI_Allreduce", "MPI_Reduce", "MPI_Reduce_scatter_block", "MPI_Reduce_scatter",
+      "MPI_Scan", "MPI_Exscan", "MPI_Allgather", "MPI_Bcast", "MPI_Iallreduce", "MPI_Ireduce",
+      "MPI_Ireduce_scatter_block", "MPI_Ireduce_scatter", "MPI_Iscan", "MPI_Iexscan",
+      "MPI_Iallgather", "MPI_Ibcast", "MPI_Barrier", "MPI_Finalize"};
+  // Passed on to the next definition (EntryPoints.cpp): a tool behind collc
+  // still sees these.
+  auto chained = [](const char *n) {
+    return std::string(n) == "MPI_Barrier" || std::string(n) == "MPI_Finalize";
+  };
+  const std::string self = objectOf(reinterpret_cast<void *>(&checkToolOrder));
+  void *own = self.empty() ? nullptr : dlopen(self.c_str(), RTLD_LAZY | RTLD_NOLOAD);
+  if (!own)
+    return;
+  std::map<std::string, std::string> front, behind; // tool file -> its functions
+  for (const char *name : names) {
+    void *mine = dlsym(own, name);
+    void *first = dlsym(RTLD_DEFAULT, name);
+    if (mine && first && first != mine) {
+      std::string &list = front[objectOf(first)];
+      list += (list.empty() ? "" : ", ") + std::string(name);
+      continue;
+    }
+    const std::string next = objectOf(dlsym(RTLD_NEXT, name));
+    const std::string mpi = objectOf(dlsym(RTLD_NEXT, ("P" + std::string(name)).c_str()));
+    if (!next.empty() && !mpi.empty() && next != mpi && !chained(name)) {
+      std::string &list = behind[next];
+      list += (list.empty() ? "" : ", ") + std::string(name);
+    }
+  }
+  dlclose(own);
+  for (const auto &[file, fns] : front)
+    warn(g, file + " is loaded before libcollc_mpi.so and defines " + fns +
+                ": the program's calls reach it, and it passes them to MPI past collc, "
+                "which serves none of them (preload libcollc_mpi.so first to have collc "
+                "serve them; docs/dropin.md, \"PMPI tools\")");
+  for (const auto &[file, fns] : behind)
+    warn(g, file + " is loaded after libcollc_mpi.so and defines " + fns +
+                ": collc intercepts those calls first and it does not see them "
+                "(docs/dropin.md, \"PMPI tools\")");
+}
+
 void initialize(bool atInit) {
   auto gp = std::make_unique<Global>();
   Global &g = *gp;
@@ -134,6 +211,7 @@ void initialize(bool atInit) {
   loadRules(std::getenv("COLLC_RULES"), known, g.config);
   for (const std::string &w : g.config.warnings)
     warn(g, w);
+  checkToolOrder(g);
   // Checked here, warned about on rank 0: the runtime must not read them again.
   rt::setTransportSettings(g.config.transport);
 

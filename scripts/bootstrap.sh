@@ -8,7 +8,7 @@ BUILD="${BUILD:-$ROOT/build}"
 JOBS="${JOBS:-$(nproc)}"
 
 collc_packages=(cmake ninja-build g++ python3 llvm-14-dev llvm-14-tools libyaml-cpp-dev
-                libopenmpi-dev openmpi-bin libgtest-dev libbenchmark-dev chromium
+                libopenmpi-dev openmpi-bin mpich libmpich-dev libgtest-dev libbenchmark-dev chromium
                 clang-14 libclang-rt-14-dev)
 
 collc_install_missing() {
@@ -29,7 +29,8 @@ collc_install_missing() {
 
 collc_build() {
   cmake -S "$ROOT" -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-        -DCOLLC_WERROR="${COLLC_WERROR:-OFF}" -DCOLLC_TEST_DIRS=all "$@"
+        -DCOLLC_WERROR="${COLLC_WERROR:-OFF}" -DCOLLC_TEST_DIRS=all \
+        -DCOLLC_MPICH="${COLLC_MPICH:-ON}" "$@"
   cmake --build "$BUILD" -j "$JOBS"
 }
 

@@ -327,12 +327,22 @@ static void reduces(MPI_Comm c, const char *cname, int r, int p) {
       snprintf(name, sizeof name, "reduce int sum root=%d n=%d %s", root, n, cname);
       showInts(show, sizeof show, out, n);
       report(c, name, out, sizeof(int) * (size_t)n, r == root, show);
+#ifdef MPICH_VERSION
+      /* MPICH 4.0's own MPI_Reduce with MPI_IN_PLACE at a root other than 0
+       * faults for a vector of 1009 ints or more (natively, at 2 ranks and
+       * up): not compared there (docs/mpi.md). */
+      if (root != 0 && n >= 1009)
+        goto next;
+#endif
       if (r == root)
         memcpy(out, in, sizeof(int) * (size_t)n);
       MPI_Reduce(r == root ? MPI_IN_PLACE : in, r == root ? out : NULL, n, MPI_INT, MPI_MAX,
                  root, c);
       snprintf(name, sizeof name, "reduce int max in-place root=%d n=%d %s", root, n, cname);
       report(c, name, out, sizeof(int) * (size_t)n, r == root, NULL);
+#ifdef MPICH_VERSION
+    next:
+#endif
       free(in);
       free(out);
     }

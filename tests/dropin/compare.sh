@@ -3,6 +3,8 @@
 # libcollc_mpi.so (LD_PRELOAD through mpirun -x) and require the same stdout.
 #
 # usage: compare.sh --mpiexec MPIEXEC --np N [options] -- PROGRAM [ARGS...]
+#   --flavour F          openmpi (default: mpirun -x, --oversubscribe) or mpich
+#                        (Hydra's mpiexec: -genv, -env per rank)
 #   --lib LIB            the interposer (required unless --native-only)
 #   --ref FILE           the native output to compare with; written by --native-only,
 #                        run natively now when not given
@@ -15,14 +17,16 @@
 #   --stderr REGEX       stderr of the preloaded run must match (grep -E; repeatable)
 #   --no-stderr REGEX    ... must not match (repeatable)
 #   --expect REGEX       stdout of the preloaded run must match (repeatable)
-# MPI options: --oversubscribe (up to 8 ranks on 2 cores) and
-# mpi_yield_when_idle so oversubscribed ranks yield while they wait.
+# Open MPI options: --oversubscribe (up to 8 ranks on 2 cores) and
+# mpi_yield_when_idle so oversubscribed ranks yield while they wait. MPICH
+# oversubscribes without asking (and spins: its native runs are slow at 8).
 set -u
-mpiexec="" np=1 lib="" ref="" mode=compare warnings=""
+mpiexec="" np=1 lib="" ref="" mode=compare warnings="" flavour=openmpi
 envs=() rankenvs=() want=() unwanted=() expect=()
 while [ $# -gt 0 ]; do
   case "$1" in
     --mpiexec) mpiexec=$2; shift 2 ;;
+    --flavour) flavour=$2; shift 2 ;;
     --np) np=$2; shift 2 ;;
     --lib) lib=$2; shift 2 ;;
     --ref) ref=$2; shift 2 ;;
@@ -40,7 +44,18 @@ while [ $# -gt 0 ]; do
 done
 [ $# -gt 0 ] || { echo "compare.sh: no program given" >&2; exit 2; }
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-run=("$mpiexec" --oversubscribe --mca mpi_yield_when_idle 1 -n "$np")
+case "$flavour" in
+  openmpi) launch=("$mpiexec" --oversubscribe --mca mpi_yield_when_idle 1) ;;
+  mpich) launch=("$mpiexec") ;;
+  *) echo "compare.sh: unknown flavour $flavour (openmpi or mpich)" >&2; exit 2 ;;
+esac
+# passenv VAR: the launcher's option that gives VAR (set here) to every rank
+# (Open MPI: -x VAR; Hydra: -genv VAR VALUE), or one app context (-env).
+passenv() {
+  if [ "$flavour" = openmpi ]; then printf '%s\n' -x "$2"
+  else printf '%s\n' "$1" "${2%%=*}" "${2#*=}"; fi
+}
+run=("${launch[@]}" -n "$np")
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/collc-compare.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 
@@ -56,20 +71,26 @@ if [ "$mode" = native ] || { [ "$mode" = compare ] && [ -z "$ref" ]; }; then
   [ "$mode" = native ] && exit 0
 fi
 
-xs=(-x "LD_PRELOAD=$lib")
-for e in "${envs[@]+"${envs[@]}"}"; do
-  export "$e"
-  xs+=(-x "${e%%=*}")
-done
+# envopts SCOPE: the launcher options that set LD_PRELOAD and every --env
+# (SCOPE: -genv for the whole job, -env for one app context under MPICH).
+# LD_PRELOAD is never exported here: it would load the library into the
+# launcher and every tool this script runs.
+envopts() {
+  passenv "$1" "LD_PRELOAD=$lib"
+  for e in "${envs[@]+"${envs[@]}"}"; do passenv "$1" "$e"; done
+}
+for e in "${envs[@]+"${envs[@]}"}"; do export "$e"; done
 if [ ${#rankenvs[@]} -eq 0 ]; then
+  mapfile -t xs < <(envopts -genv)
   cmd=("${run[@]}" "${xs[@]}" "$@")
 else # MPMD: one app context of one rank each, with its own settings
-  cmd=("$mpiexec" --oversubscribe --mca mpi_yield_when_idle 1)
+  mapfile -t xs < <(envopts -env)
+  cmd=("${launch[@]}")
   for ((r = 0; r < np; ++r)); do
     [ $r -gt 0 ] && cmd+=(:)
     cmd+=(-n 1 "${xs[@]}")
     for ((i = 0; i < ${#rankenvs[@]}; i += 2)); do
-      [ "${rankenvs[i]}" = "$r" ] && cmd+=(-x "${rankenvs[i + 1]}")
+      [ "${rankenvs[i]}" = "$r" ] && mapfile -t -O ${#cmd[@]} cmd < <(passenv -env "${rankenvs[i + 1]}")
     done
     cmd+=("$@")
   done

@@ -1,7 +1,7 @@
 /* tests/dropin/family.c: the rest of the reduction family through plain MPI —
  * MPI_Reduce_scatter_block, MPI_Reduce_scatter, MPI_Scan, MPI_Exscan,
  * MPI_Allgather and MPI_Bcast, each blocking, non-blocking (MPI_I*) and
- * persistent (MPIX_*_init, MPI_Start twice with new input, MPI_Request_free).
+ * persistent (MPI_*_init or Open MPI 4.1's MPIX_*_init, MPI_Start twice with new input, MPI_Request_free).
  *
  * Counts 0, 1, small, prime and long; uneven recvcounts with zeros;
  * MPI_IN_PLACE as each man page defines it; an integer sum and a
@@ -13,8 +13,11 @@
  * which compare.sh requires to be the same natively and under the drop-in.
  * Exits 1 if any case was wrong. Plain MPI: no collc header. */
 #include <mpi.h>
-#ifdef OPEN_MPI
+#if defined(OPEN_MPI) && MPI_VERSION < 4
 #include <mpi-ext.h> /* MPIX_*_init: Open MPI's persistent collectives */
+#define PINIT(name) MPIX_##name##_init
+#else
+#define PINIT(name) MPI_##name##_init
 #endif
 
 #include <stdint.h>
@@ -22,7 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#if defined(OMPI_HAVE_MPI_EXT_PCOLLREQ)
+#if defined(OMPI_HAVE_MPI_EXT_PCOLLREQ) || MPI_VERSION >= 4
 #define HAVE_PERSISTENT 1
 #endif
 
@@ -228,16 +231,16 @@ static int redInit(void *p, MPI_Request *r) {
   Red *c = p;
   switch (c->kind) {
   case 0:
-    return MPIX_Reduce_scatter_block_init(redSend(c), c->recv, c->block, redType(c), redOp(c),
+    return PINIT(Reduce_scatter_block)(redSend(c), c->recv, c->block, redType(c), redOp(c),
                                           MPI_COMM_WORLD, MPI_INFO_NULL, r);
   case 1:
-    return MPIX_Reduce_scatter_init(redSend(c), c->recv, c->counts, redType(c), redOp(c),
+    return PINIT(Reduce_scatter)(redSend(c), c->recv, c->counts, redType(c), redOp(c),
                                     MPI_COMM_WORLD, MPI_INFO_NULL, r);
   case 2:
-    return MPIX_Scan_init(redSend(c), c->recv, (int)c->n, redType(c), redOp(c), MPI_COMM_WORLD,
+    return PINIT(Scan)(redSend(c), c->recv, (int)c->n, redType(c), redOp(c), MPI_COMM_WORLD,
                           MPI_INFO_NULL, r);
   default:
-    return MPIX_Exscan_init(redSend(c), c->recv, (int)c->n, redType(c), redOp(c),
+    return PINIT(Exscan)(redSend(c), c->recv, (int)c->n, redType(c), redOp(c),
                             MPI_COMM_WORLD, MPI_INFO_NULL, r);
   }
 #else
@@ -345,7 +348,7 @@ static int agInit(void *p, MPI_Request *r) {
   int sc, rc;
   MPI_Datatype st, rt;
   agArgs(p, &s, &sc, &st, &rc, &rt);
-  return MPIX_Allgather_init(s, sc, st, ((Gather *)p)->recv, rc, rt, MPI_COMM_WORLD,
+  return PINIT(Allgather)(s, sc, st, ((Gather *)p)->recv, rc, rt, MPI_COMM_WORLD,
                              MPI_INFO_NULL, r);
 #else
   (void)p;
@@ -397,7 +400,7 @@ static int bcNonBlocking(void *p, MPI_Request *r) {
 static int bcInit(void *p, MPI_Request *r) {
 #ifdef HAVE_PERSISTENT
   Bc *c = p;
-  return MPIX_Bcast_init(c->buf, (int)c->count, MPI_INT32_T, c->root, MPI_COMM_WORLD,
+  return PINIT(Bcast)(c->buf, (int)c->count, MPI_INT32_T, c->root, MPI_COMM_WORLD,
                          MPI_INFO_NULL, r);
 #else
   (void)p;
@@ -446,7 +449,7 @@ static int stNonBlocking(void *p, MPI_Request *r) {
 static int stInit(void *p, MPI_Request *r) {
 #ifdef HAVE_PERSISTENT
   Strided *c = p;
-  return MPIX_Bcast_init(c->buf, 1, c->strided, c->root, MPI_COMM_WORLD, MPI_INFO_NULL, r);
+  return PINIT(Bcast)(c->buf, 1, c->strided, c->root, MPI_COMM_WORLD, MPI_INFO_NULL, r);
 #else
   (void)p;
   (void)r;
@@ -571,10 +574,20 @@ int main(int argc, char **argv) {
           reductionCase(kind, mode, n, 1, 1, 1);
         }
       }
-    for (int k = 0; k < ncounts; ++k)
-      allgatherCase(mode, counts[k], 0, 0);
-    allgatherCase(mode, 61, 1, 0);
-    allgatherCase(mode, 62, 0, 1);
+    /* MPICH 4.0's own persistent allgather is wrong from its second start
+     * (the other ranks' blocks keep the first start's values) and gives up a
+     * reference to a derived receive datatype at every start (the
+     * MPI_Type_free after it asserts), natively: there, allgather runs
+     * blocking and non-blocking only (docs/mpi.md). */
+#ifdef MPICH_VERSION
+    if (mode != PERSISTENT)
+#endif
+    {
+      for (int k = 0; k < ncounts; ++k)
+        allgatherCase(mode, counts[k], 0, 0);
+      allgatherCase(mode, 61, 1, 0);
+      allgatherCase(mode, 62, 0, 1);
+    }
     for (int root = 0; root < size; ++root)
       if (mode == BLOCKING || root == 0 || root == size - 1)
         bcastCase(mode, 61, root);

@@ -72,6 +72,23 @@ out=$(run -x LD_PRELOAD="$P/$libdir/libcollc_mpi.so" "$work/pc-app" "$work/ring.
 [ "$out" = ok ] || fail "example under the installed drop-in printed '$out', expected 'ok'"
 echo "drop-in: ok"
 
+# The MPICH build beside it, when it was built: the same example against
+# P/lib/mpich/libcollc.so, built with MPICH's compiler wrapper, run by MPICH's
+# launcher, alone and under P/lib/mpich/libcollc_mpi.so.
+if [ -e "$P/$libdir/mpich/libcollc.so" ]; then
+  for f in bin/mpich/collc bin/mpich/collc-bench "$libdir/mpich/libcollc_mpi.so"; do
+    [ -e "$P/$f" ] || fail "missing $f"
+  done
+  mpicc.mpich "$src/examples/allreduce.c" -I"$P/include" -L"$P/$libdir/mpich" -lcollc \
+    -Wl,-rpath,"$P/$libdir/mpich" -o "$work/mpich-app"
+  out=$(mpirun.mpich -np $np "$work/mpich-app" "$work/ring.cplan")
+  [ "$out" = ok ] || fail "MPICH-built example printed '$out', expected 'ok'"
+  out=$(mpirun.mpich -np $np -genv LD_PRELOAD "$P/$libdir/mpich/libcollc_mpi.so" \
+        "$work/mpich-app" "$work/ring.cplan")
+  [ "$out" = ok ] || fail "MPICH example under the installed drop-in printed '$out', expected 'ok'"
+  echo "mpich: ok"
+fi
+
 # Every man page's EXAMPLES, as a reader types them against this installation
 # (PREFIX set, its bin on PATH), each page in a scratch folder of its own.
 for page in "$P"/share/man/man1/*.1; do

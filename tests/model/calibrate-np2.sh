@@ -1,13 +1,16 @@
 #!/bin/sh
-# tests/model/calibrate-np2.sh COLLC MPIEXEC OUT: collc calibrate at np 2, with
-# each transport, writes a topology with a fitted node level that collc
-# simulate reads; a bad --transport is a usage error.
+# tests/model/calibrate-np2.sh COLLC MPIEXEC OUT [FLAVOUR]: collc calibrate at
+# np 2, with each transport, writes a topology with a fitted node level that
+# collc simulate reads; a bad --transport is a usage error. FLAVOUR: openmpi
+# (default) or mpich, the MPI that COLLC and MPIEXEC are built for.
 set -eu
-collc=$1 mpiexec=$2 out=$3
+collc=$1 mpiexec=$2 out=$3 flavour=${4:-openmpi}
+mpiopts="--oversubscribe --mca mpi_yield_when_idle 1"
+[ "$flavour" = mpich ] && mpiopts=""
 for via in collc mpi; do
   f=$out.$via.yaml
   rm -f "$f"
-  "$mpiexec" -np 2 --oversubscribe --mca mpi_yield_when_idle 1 \
+  "$mpiexec" -np 2 $mpiopts \
     "$collc" calibrate -o "$f" --transport $via --max-bytes 64K --name calibrated \
     > "$f.log" 2> "$f.err"
   grep -q '^node  *alpha ' "$f.log" || { echo "$via: no fit for the node level"; cat "$f.log" "$f.err"; exit 1; }
@@ -37,7 +40,7 @@ levels:
 reduce: 1GB/s
 mapping: block
 YAML
-"$mpiexec" -np 2 --oversubscribe --mca mpi_yield_when_idle 1 \
+"$mpiexec" -np 2 $mpiopts \
   "$collc" calibrate --topology "$out.shape.yaml" -o "$out.shaped.yaml" --max-bytes 4K \
   > "$out.shaped.log" 2> "$out.shaped.err" || { cat "$out.shaped.err"; exit 1; }
 grep -q '^core  *alpha ' "$out.shaped.log" || { echo "--topology: level core not fitted"; cat "$out.shaped.log"; exit 1; }
@@ -49,7 +52,7 @@ grep -q 'name: "box", size: 3, latency: 9us, bandwidth: 1000MB/s, share: 2' "$ou
 grep -q 'name: "core", size: 2, latency: 7us' "$out.shaped.yaml" &&
   { echo "--topology: level core kept its cost instead of the measured one"; cat "$out.shaped.yaml"; exit 1; }
 sed 's/size: 3/size: 1/; s/size: 2,/size: 1,/; s/, share: 2//' "$out.shape.yaml" > "$out.small.yaml"
-if "$mpiexec" -np 2 --oversubscribe --mca mpi_yield_when_idle 1 \
+if "$mpiexec" -np 2 $mpiopts \
   "$collc" calibrate --topology "$out.small.yaml" --max-bytes 4K > "$out.small.log" 2>&1; then
   echo "--topology: a file of 1 slot accepted for 2 ranks"; exit 1
 fi

@@ -1,14 +1,17 @@
 #!/usr/bin/env bash
-# tests/mpi/bench-check.sh BIN NP: compiles the library's plans (every
+# tests/mpi/bench-check.sh BIN NP [FLAVOUR]: compiles the library's plans (every
 # allreduce, every reduce at root NP-1, and k = 3 variants of the radix
 # algorithms) whose files accept NP ranks, and runs
 #   mpirun -np NP collc-bench --plan-dir DIR --all-pairs --check --json
 # which checks every (op, datatype) pair collc has a kernel for, and the
 # non-commutative matrix product, against the exact fold. Fails if any row is
 # wrong, or if a refusal is anything but a commutative-only plan given the
-# non-commutative operation.
+# non-commutative operation. FLAVOUR: openmpi (default; mpirun) or mpich
+# (BIN is then bin/mpich, run by mpirun.mpich).
 set -euo pipefail
-bin=$1 np=$2
+bin=$1 np=$2 flavour=${3:-openmpi}
+launch=(mpirun --oversubscribe --mca mpi_yield_when_idle 1)
+[ "$flavour" = mpich ] && launch=(mpirun.mpich)
 dir=$(mktemp -d); trap 'rm -rf "$dir"' EXIT
 # Swing is defined for powers of two only (its files' `require`).
 pow2=$(( (np & (np - 1)) == 0 ))
@@ -31,7 +34,7 @@ for a in binomial binary_tree rabenseifner knomial; do
   gen "$a" reduce "$a" --root $((np - 1))
 done
 gen knomial3 reduce knomial --root $((np - 1)) --set k=3
-mpirun -np "$np" --oversubscribe --mca mpi_yield_when_idle 1 "$bin/collc-bench" \
+"${launch[@]}" -np "$np" "$bin/collc-bench" \
   --plan-dir "$dir" --all-pairs --check --json --sizes 32,1000 --iters 1 --warmup 0 \
   > "$dir/rows.jsonl" 2> "$dir/stderr" || { cat "$dir/stderr" >&2; grep -v '"ok": true' "$dir/rows.jsonl" | head >&2; exit 1; }
 rows=$(wc -l < "$dir/rows.jsonl")
