@@ -4,6 +4,7 @@
 #   P/bin                  collc, collc-bench
 #   P/lib                  libcollc.so (the C/C++ API), libcollc_mpi.so (the drop-in)
 #   P/bin/mpich, P/lib/mpich  the same built for MPICH, when it is built (docs/mpi.md)
+#   P/lib/openmpi          mca_coll_collc.so, the Open MPI component (docs/dropin.md)
 #   P/include/collc        collc.h, collc.hpp
 #   P/lib/cmake/collc      find_package(collc) -> the imported target collc::runtime
 #   P/lib/pkgconfig        collc.pc (pkg-config --cflags --libs collc)
@@ -16,6 +17,9 @@ include(CMakePackageConfigHelpers)
 
 install(TARGETS collc collc-bench RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 install(TARGETS collc_mpi LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
+if(TARGET mca_coll_collc)
+  install(TARGETS mca_coll_collc LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}/openmpi)
+endif()
 if(mpich IN_LIST COLLC_MPI_FLAVOURS)
   install(TARGETS collc_mpich collc-bench_mpich RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR}/mpich)
   install(TARGETS collc_mpi_mpich collc_runtime_shared_mpich

@@ -2,6 +2,7 @@
 // MPI attribute (freed with the communicator), found again through a small
 // thread-local cache, and the runtime's private duplicate made where every
 // rank is in a blocking call.
+#include "dropin/Requests.h"
 #include "dropin/State.h"
 
 #include "runtime/api/Execution.h"
@@ -109,7 +110,16 @@ CommState *createState(Global &g, MPI_Comm comm) {
 extern "C" int collcDeleteState(MPI_Comm, int, void *attr, void *) {
   if (Global *g = gGlobal.load(std::memory_order_acquire)) {
     InternalScope internal;
-    destroyState(*g, static_cast<CommState *>(attr));
+    auto *cs = static_cast<CommState *>(attr);
+    // The communicator is being freed and collc's work on it may still be
+    // under way: the PMPI library finished it before MPI_Comm_free
+    // (collc_before_comm_free), the Open MPI component, which sees no
+    // MPI_Comm_free, finishes it here (the communicator still works).
+    if (!g->finalized.load(std::memory_order_relaxed)) {
+      finishTurns(*g, *cs);
+      drain(*g, *cs);
+    }
+    destroyState(*g, cs);
   }
   return MPI_SUCCESS;
 }

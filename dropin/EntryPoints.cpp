@@ -2,19 +2,16 @@
 // (exports.map) — MPI_Allreduce, MPI_Reduce, MPI_Iallreduce, MPI_Ireduce,
 // MPI_Init and MPI_Finalize, and the communicator constructors and
 // destructors it watches (the rest of the family: FamilyEntryPoints.cpp and
-// PersistentEntryPoints.cpp). Each collective becomes an Args for serve(); how the
+// PersistentEntryPoints.cpp). Each calls its collc_dropin_* function or event of
+// Calls.h, which the Open MPI component (component/) calls too; how the
 // library is built and what it guarantees is in State.h and docs/dropin.md.
-#include "dropin/Requests.h"
-#include "dropin/Serve.h"
-#include "dropin/Startup.h"
+#include "dropin/Calls.h"
 
 #include <mpi.h>
 
 #include <dlfcn.h>
 
 #define COLLC_EXPORT extern "C" __attribute__((visibility("default")))
-
-using namespace collc::dropin;
 
 namespace {
 /// The next definition of `name` after this library: MPI's own, or a PMPI
@@ -31,7 +28,7 @@ COLLC_EXPORT int MPI_Init(int *argc, char ***argv) {
   static const auto next = nextDefinition("MPI_Init", &PMPI_Init);
   const int rc = next(argc, argv);
   if (rc == MPI_SUCCESS)
-    startAtInit();
+    collc_dropin_after_init();
   return rc;
 }
 
@@ -39,91 +36,61 @@ COLLC_EXPORT int MPI_Init_thread(int *argc, char ***argv, int required, int *pro
   static const auto next = nextDefinition("MPI_Init_thread", &PMPI_Init_thread);
   const int rc = next(argc, argv, required, provided);
   if (rc == MPI_SUCCESS)
-    startAtInit();
+    collc_dropin_after_init();
   return rc;
 }
 
 COLLC_EXPORT int MPI_Finalize(void) {
   static const auto next = nextDefinition("MPI_Finalize", &PMPI_Finalize);
-  if (!tlInternal)
-    if (Global *g = activeGlobal()) {
-      InternalScope internal;
-      finish(*g);
-    }
+  collc_dropin_at_finalize();
   return next();
 }
 
 COLLC_EXPORT int MPI_Allreduce(const void *sendbuf, void *recvbuf, int count,
                                MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
-  return serve({Kind::Allreduce, sendbuf, recvbuf, count, datatype, op, 0, comm, nullptr});
+  return collc_dropin_allreduce(sendbuf, recvbuf, count, datatype, op, comm);
 }
 
 COLLC_EXPORT int MPI_Reduce(const void *sendbuf, void *recvbuf, int count,
                             MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm) {
-  return serve({Kind::Reduce, sendbuf, recvbuf, count, datatype, op, root, comm, nullptr});
+  return collc_dropin_reduce(sendbuf, recvbuf, count, datatype, op, root, comm);
 }
 
 COLLC_EXPORT int MPI_Iallreduce(const void *sendbuf, void *recvbuf, int count,
                                 MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
                                 MPI_Request *request) {
-  if (!request)
-    return PMPI_Iallreduce(sendbuf, recvbuf, count, datatype, op, comm, request);
-  return serve({Kind::Iallreduce, sendbuf, recvbuf, count, datatype, op, 0, comm, request});
+  return collc_dropin_iallreduce(sendbuf, recvbuf, count, datatype, op, comm, request);
 }
 
 COLLC_EXPORT int MPI_Ireduce(const void *sendbuf, void *recvbuf, int count,
                              MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm,
                              MPI_Request *request) {
-  if (!request)
-    return PMPI_Ireduce(sendbuf, recvbuf, count, datatype, op, root, comm, request);
-  return serve({Kind::Ireduce, sendbuf, recvbuf, count, datatype, op, root, comm, request});
+  return collc_dropin_ireduce(sendbuf, recvbuf, count, datatype, op, root, comm, request);
 }
 
-// Freeing a communicator runs the attribute delete callbacks at once (the
-// runtime's private duplicate and collc's plans go with them), while MPI lets
-// pending operations on it complete afterwards: finish collc's first.
-namespace {
-int freeComm(int (*pmpi)(MPI_Comm *), MPI_Comm *comm) {
-  if (!tlInternal && comm && *comm != MPI_COMM_NULL)
-    if (Global *g = activeGlobal()) {
-      InternalScope internal;
-      if (CommState *cs = findState(*g, *comm)) {
-        finishTurns(*g, *cs);
-        drain(*g, *cs);
-      }
-      return pmpi(comm);
-    }
-  return pmpi(comm);
-}
-} // namespace
-
-// A barrier is a blocking collective like the ones collc serves: it ends the
-// calls in turn (Requests.h) as they do, so that after it non-blocking calls
-// start at once again.
 COLLC_EXPORT int MPI_Barrier(MPI_Comm comm) {
-  if (!tlInternal && comm != MPI_COMM_NULL)
-    if (Global *g = activeGlobal()) {
-      InternalScope internal;
-      if (CommState *cs = findState(*g, comm); cs && cs->window)
-        finishTurns(*g, *cs);
-    }
+  collc_dropin_before_barrier(comm);
   static const auto next = nextDefinition("MPI_Barrier", &PMPI_Barrier);
   return next(comm);
 }
 
-COLLC_EXPORT int MPI_Comm_free(MPI_Comm *comm) { return freeComm(PMPI_Comm_free, comm); }
+COLLC_EXPORT int MPI_Comm_free(MPI_Comm *comm) {
+  if (comm)
+    collc_dropin_before_comm_free(*comm);
+  return PMPI_Comm_free(comm);
+}
 COLLC_EXPORT int MPI_Comm_disconnect(MPI_Comm *comm) {
-  return freeComm(PMPI_Comm_disconnect, comm);
+  if (comm)
+    collc_dropin_before_comm_free(*comm);
+  return PMPI_Comm_disconnect(comm);
 }
 
-// Communicator constructors: every member of the new communicator is in the
-// same blocking call, so its private duplicate is made here, and non-blocking
-// collectives on it can use collc from the first call.
+// Communicator constructors (collc_after_comm_create).
 #define COLLC_AFTER(call, newcomm)                                                         \
   do {                                                                                     \
     const int rc_ = (call);                                                                \
-    if (rc_ == MPI_SUCCESS && !tlInternal && activeGlobal())                               \
-      created(newcomm);                                                                    \
+    if (rc_ == MPI_SUCCESS)                                                                \
+      collc_dropin_after_comm_create(newcomm);                                                    \
     return rc_;                                                                            \
   } while (0)
 

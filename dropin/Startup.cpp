@@ -19,6 +19,7 @@ namespace collc::dropin {
 namespace {
 
 std::once_flag gOnce;
+std::atomic<bool> gComponent{false};
 
 /// A drop-in built for one MPI family preloaded into a program of the other
 /// (Open MPI's handles are pointers, MPICH's ints) cannot make a single MPI
@@ -34,7 +35,8 @@ __attribute__((constructor)) void checkFlavour() {
                "collc: error: this libcollc_mpi.so was built for %s, but the program runs "
                "'%s'; preload the drop-in built for that MPI (lib/%slibcollc_mpi.so of a "
                "collc build, docs/mpi.md). Stopping before main: no MPI call was made.\n",
-               rt::builtFor(), found.c_str(), rt::builtFor() == std::string("Open MPI") ? "mpich/" : "");
+               rt::builtFor(), found.c_str(),
+               rt::builtFor() == std::string("Open MPI") ? "mpich/" : "");
   std::fflush(stderr);
   _exit(1);
 }
@@ -150,6 +152,8 @@ std::string objectOf(void *fn) {
 /// over by the calls collc intercepts. Either way collc says so, once, with
 /// the functions and the tool's file (docs/dropin.md, "PMPI tools").
 void checkToolOrder(Global &g) {
+  if (gComponent.load(std::memory_order_relaxed))
+    return;
   static const char *const names[] = {
       "MPI_Allreduce", "MPI_Reduce", "MPI_Reduce_scatter_block", "MPI_Reduce_scatter",
       "MPI_Scan", "MPI_Exscan", "MPI_Allgather", "MPI_Bcast", "MPI_Iallreduce", "MPI_Ireduce",
@@ -352,6 +356,8 @@ void reportStats(Global &g) {
 }
 
 } // namespace
+
+void setComponentMode() { gComponent.store(true, std::memory_order_relaxed); }
 
 void startAtInit() {
   std::call_once(gOnce, [] { initialize(true); });

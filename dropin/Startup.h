@@ -13,6 +13,11 @@ namespace collc::dropin {
 /// compares the ranks' settings (collective over MPI_COMM_WORLD).
 void startAtInit();
 
+/// Marks this process as served through Open MPI's coll/collc component
+/// (component/coll_collc.c) rather than the PMPI library: there is no MPI_*
+/// of collc's for a PMPI tool to shadow, so the tool-order check is off.
+void setComponentMode();
+
 /// The process's state, set up on first use if MPI_Init was not intercepted;
 /// null before MPI_Init and after MPI_Finalize.
 Global *activeGlobal();

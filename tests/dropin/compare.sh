@@ -5,7 +5,9 @@
 # usage: compare.sh --mpiexec MPIEXEC --np N [options] -- PROGRAM [ARGS...]
 #   --flavour F          openmpi (default: mpirun -x, --oversubscribe) or mpich
 #                        (Hydra's mpiexec: -genv, -env per rank)
-#   --lib LIB            the interposer (required unless --native-only)
+#   --lib LIB            the interposer (required unless --native-only or --component)
+#   --component DIR      instead of preloading LIB, run with Open MPI's coll/collc
+#                        component from DIR (mca_coll_collc.so) at priority 90
 #   --ref FILE           the native output to compare with; written by --native-only,
 #                        run natively now when not given
 #   --native-only        run natively and write --ref (a fixture for later tests)
@@ -21,7 +23,7 @@
 # mpi_yield_when_idle so oversubscribed ranks yield while they wait. MPICH
 # oversubscribes without asking (and spins: its native runs are slow at 8).
 set -u
-mpiexec="" np=1 lib="" ref="" mode=compare warnings="" flavour=openmpi
+mpiexec="" np=1 lib="" component="" ref="" mode=compare warnings="" flavour=openmpi
 envs=() rankenvs=() want=() unwanted=() expect=()
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -29,6 +31,7 @@ while [ $# -gt 0 ]; do
     --flavour) flavour=$2; shift 2 ;;
     --np) np=$2; shift 2 ;;
     --lib) lib=$2; shift 2 ;;
+    --component) component=$2; shift 2 ;;
     --ref) ref=$2; shift 2 ;;
     --native-only) mode=native; shift ;;
     --preload-only) mode=preload; shift ;;
@@ -76,7 +79,14 @@ fi
 # LD_PRELOAD is never exported here: it would load the library into the
 # launcher and every tool this script runs.
 envopts() {
-  passenv "$1" "LD_PRELOAD=$lib"
+  if [ -n "$component" ]; then
+    local builtin
+    builtin=$(ompi_info --path pkglibdir --parsable 2>/dev/null | sed -n 's/^path:pkglibdir://p')
+    printf '%s\n' --mca mca_base_component_path "${builtin:+$builtin:}$component" \
+      --mca coll_collc_priority 90
+  else
+    passenv "$1" "LD_PRELOAD=$lib"
+  fi
   for e in "${envs[@]+"${envs[@]}"}"; do passenv "$1" "$e"; done
 }
 for e in "${envs[@]+"${envs[@]}"}"; do export "$e"; done

@@ -72,6 +72,17 @@ out=$(run -x LD_PRELOAD="$P/$libdir/libcollc_mpi.so" "$work/pc-app" "$work/ring.
 [ "$out" = ok ] || fail "example under the installed drop-in printed '$out', expected 'ok'"
 echo "drop-in: ok"
 
+# The Open MPI component from the installation, when it was built.
+if [ -e "$P/$libdir/openmpi/mca_coll_collc.so" ]; then
+  builtin=$(ompi_info --path pkglibdir --parsable | sed -n 's/^path:pkglibdir://p')
+  out=$(COLLC_STATS=1 run -x COLLC_STATS --mca mca_base_component_path "$builtin:$P/$libdir/openmpi" \
+        --mca coll_collc_priority 90 "$work/pc-app" "$work/ring.cplan" 2>"$work/component.err")
+  [ "$out" = ok ] || fail "example under the installed component printed '$out', expected 'ok'"
+  grep -q '^collc: allreduce handled=[1-9]' "$work/component.err" ||
+    fail "the installed component served no allreduce: $(head -5 "$work/component.err")"
+  echo "component: ok"
+fi
+
 # The MPICH build beside it, when it was built: the same example against
 # P/lib/mpich/libcollc.so, built with MPICH's compiler wrapper, run by MPICH's
 # launcher, alone and under P/lib/mpich/libcollc_mpi.so.
