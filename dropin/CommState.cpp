@@ -113,7 +113,7 @@ extern "C" int collcDeleteState(MPI_Comm, int, void *attr, void *) {
     auto *cs = static_cast<CommState *>(attr);
     // The communicator is being freed and collc's work on it may still be
     // under way: the PMPI library finished it before MPI_Comm_free
-    // (collc_before_comm_free), the Open MPI component, which sees no
+    // (collc_dropin_before_comm_free), the Open MPI component, which sees no
     // MPI_Comm_free, finishes it here (the communicator still works).
     if (!g->finalized.load(std::memory_order_relaxed)) {
       finishTurns(*g, *cs);

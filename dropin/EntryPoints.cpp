@@ -85,12 +85,12 @@ COLLC_EXPORT int MPI_Comm_disconnect(MPI_Comm *comm) {
   return PMPI_Comm_disconnect(comm);
 }
 
-// Communicator constructors (collc_after_comm_create).
+// Communicator constructors (collc_dropin_after_comm_create).
 #define COLLC_AFTER(call, newcomm)                                                         \
   do {                                                                                     \
     const int rc_ = (call);                                                                \
     if (rc_ == MPI_SUCCESS)                                                                \
-      collc_dropin_after_comm_create(newcomm);                                                    \
+      collc_dropin_after_comm_create(newcomm);                                             \
     return rc_;                                                                            \
   } while (0)
 

@@ -90,6 +90,8 @@ envopts() {
   for e in "${envs[@]+"${envs[@]}"}"; do passenv "$1" "$e"; done
 }
 for e in "${envs[@]+"${envs[@]}"}"; do export "$e"; done
+under=libcollc_mpi.so
+[ -n "$component" ] && under=coll/collc
 if [ ${#rankenvs[@]} -eq 0 ]; then
   mapfile -t xs < <(envopts -genv)
   cmd=("${run[@]}" "${xs[@]}" "$@")
@@ -111,11 +113,11 @@ rc=$?
 ms=$(( ($(date +%s%N) - start) / 1000000 ))
 status=0
 if [ $rc -ne 0 ]; then
-  echo "FAIL: the run under libcollc_mpi.so exited with $rc" >&2
+  echo "FAIL: the run under $under exited with $rc" >&2
   status=1
 fi
 if [ "$mode" = compare ] && ! diff -u "$ref" "$tmp/collc.out" >"$tmp/diff"; then
-  echo "FAIL: the output under libcollc_mpi.so differs from the native output:" >&2
+  echo "FAIL: the output under $under differs from the native output:" >&2
   head -40 "$tmp/diff" >&2
   status=1
 fi
@@ -135,9 +137,9 @@ done
 for re in "${unwanted[@]+"${unwanted[@]}"}"; do
   ! grep -Eq -- "$re" "$tmp/collc.err" || { echo "FAIL: stderr matches '$re'" >&2; status=1; }
 done
-echo "np $np ${envs[*]+${envs[*]}} ${rankenvs[*]+(per rank: ${rankenvs[*]})}: ${ms} ms under libcollc_mpi.so"
+echo "np $np ${envs[*]+${envs[*]}} ${rankenvs[*]+(per rank: ${rankenvs[*]})}: ${ms} ms under $under"
 if [ $status -ne 0 ]; then
-  echo "--- stderr of the run under libcollc_mpi.so (first 60 lines):" >&2
+  echo "--- stderr of the run under $under (first 60 lines):" >&2
   head -60 "$tmp/collc.err" >&2
 fi
 exit $status
