@@ -765,6 +765,12 @@ std::vector<size_t> measureCandidates(const TuneResult &r, size_t s, size_t k) {
   return order;
 }
 
+uint64_t boundaryBetween(uint64_t lo, uint64_t hi, uint64_t e) {
+  const uint64_t mid = std::clamp<uint64_t>(
+      uint64_t(std::sqrt(double(lo)) * std::sqrt(double(hi))) / e * e, lo + e, hi);
+  return roundest(mid - e, std::min(hi, mid + mid / 8 / e * e), e);
+}
+
 void applyMeasurements(TuneResult &r, std::vector<Measurement> measured) {
   const std::vector<uint64_t> &sizes = r.options.sizes;
   assert(measured.size() == sizes.size());
@@ -791,10 +797,7 @@ void applyMeasurements(TuneResult &r, std::vector<Measurement> measured) {
   for (size_t s = 1; s < sizes.size(); ++s) {
     if (winners[s] == winners[s - 1])
       continue;
-    const uint64_t e = r.options.elemBytes, lo = sizes[s - 1], hi = sizes[s];
-    const uint64_t mid = std::clamp<uint64_t>(
-        uint64_t(std::sqrt(double(lo)) * std::sqrt(double(hi))) / e * e, lo + e, hi);
-    const uint64_t edge = roundest(mid - e, std::min(hi, mid + mid / 8 / e * e), e);
+    const uint64_t edge = boundaryBetween(sizes[s - 1], sizes[s], r.options.elemBytes);
     cur.maxBytes = edge;
     r.ranges.push_back(cur);
     cur = Range{edge, 0, winners[s]};

@@ -165,6 +165,11 @@ std::vector<size_t> measureCandidates(const TuneResult &r, size_t s, size_t k);
 /// winners is the roundest size near their geometric middle.
 void applyMeasurements(TuneResult &r, std::vector<Measurement> measured);
 
+/// Where a range of one winner ends and the next begins between two sizes
+/// measured or chosen at, `lo` < `hi` (multiples of `e`): the roundest size
+/// near their geometric middle, in (lo, hi].
+uint64_t boundaryBetween(uint64_t lo, uint64_t hi, uint64_t e);
+
 llvm::Expected<std::vector<uint64_t>> parseSizes(llvm::StringRef text, uint32_t elemBytes);
 
 /// "8 B", "64 KiB", "1.5 MiB": a byte count for people.

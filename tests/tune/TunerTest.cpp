@@ -4,10 +4,14 @@
 #include "compiler/Verifier.h"
 #include "model/Simulator.h"
 #include "tune/Isolate.h"
+#include "tune/Native.h"
 #include "tune/Refit.h"
 #include "tune/Report.h"
 #include "tune/Tuner.h"
 #include "runtime/bytecode/Bundle.h"
+
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/raw_ostream.h"
 
 #include <gtest/gtest.h>
 
@@ -487,3 +491,197 @@ TEST(Candidates, ParametersTakeTheirDefaultAndTheRadicesTheFileAccepts) {
 }
 
 } // namespace
+
+namespace {
+
+/// The numbers of an Open MPI rules file, comments dropped.
+std::vector<int64_t> numbersOf(const std::string &text) {
+  std::vector<int64_t> out;
+  llvm::SmallVector<llvm::StringRef, 64> lines;
+  llvm::StringRef(text).split(lines, '\n');
+  for (llvm::StringRef line : lines) {
+    llvm::SmallVector<llvm::StringRef, 8> words;
+    line.split('#').first.split(words, ' ', -1, false);
+    for (llvm::StringRef w : words) {
+      int64_t v = 0;
+      EXPECT_FALSE(w.getAsInteger(10, v)) << "'" << w.str() << "' in\n" << text;
+      out.push_back(v);
+    }
+  }
+  return out;
+}
+
+} // namespace
+
+// At p = 4 on the textbook machine recursive doubling wins short vectors and
+// Rabenseifner long ones (above); Open MPI numbers them 3 and 6, and the file
+// leaves communicators of 5 ranks and more to Open MPI (algorithm 0).
+TEST(Native, OpenMpiRulesNameTheAlgorithmPerSizeAndLeaveOtherSizesAlone) {
+  const TuneResult r = run(uniform("1us"), options(4, {"recursive_doubling", "rabenseifner"},
+                                                   "8..1M"));
+  llvm::Expected<std::vector<NativeRange>> ranges = nativeRanges(r, NativeFormat::OmpiRules);
+  ASSERT_TRUE(bool(ranges)) << llvm::toString(ranges.takeError());
+  ASSERT_EQ(ranges->size(), 2u);
+  EXPECT_EQ((*ranges)[0].algorithm.id, 3);
+  EXPECT_EQ((*ranges)[1].algorithm.id, 6);
+  EXPECT_EQ((*ranges)[0].maxBytes, (*ranges)[1].minBytes);
+  llvm::Expected<std::string> file = nativeFile(r, NativeFormat::OmpiRules, "");
+  ASSERT_TRUE(bool(file)) << llvm::toString(file.takeError());
+  const int64_t edge = int64_t((*ranges)[1].minBytes);
+  EXPECT_EQ(numbersOf(*file),
+            (std::vector<int64_t>{1, 2, 2, 4, 2, 0, 3, 0, 0, edge, 6, 0, 0, 5, 1, 0, 0, 0, 0}));
+  // Merged: another collective is kept, this one's entry at 4 ranks replaced,
+  // an entry at 5 ranks the file already had kept.
+  const std::string before = "# hand-written\n2\n7 1\n1 1 0 6 0 0\n2 2\n4 1 0 4 0 0\n"
+                             "5 1 0 1 0 0\n";
+  llvm::Expected<std::string> merged = nativeFile(r, NativeFormat::OmpiRules, before);
+  ASSERT_TRUE(bool(merged)) << llvm::toString(merged.takeError());
+  EXPECT_EQ(numbersOf(*merged), (std::vector<int64_t>{2, 2, 2, 4, 2, 0, 3, 0, 0, edge, 6, 0, 0,
+                                                      5, 1, 0, 1, 0, 0, 7, 1, 1, 1, 0, 6, 0, 0}));
+  // Merging again changes nothing.
+  llvm::Expected<std::string> again = nativeFile(r, NativeFormat::OmpiRules, *merged);
+  ASSERT_TRUE(bool(again));
+  EXPECT_EQ(*again, *merged);
+}
+
+TEST(Native, AFileThatIsNotOpenMpisRulesIsNotMergedInto) {
+  for (const auto &[text, why] : std::vector<std::pair<std::string, std::string>>{
+           {"allreduce: ring\n", "line 1: 'a' is neither a number nor a # comment"},
+           {"1\n2\n1\n4\n2\n0 3 0 0\n", "the file ends where a message rule's four numbers"},
+           {"1\n2\n", "the file ends where its number of communicator sizes should be"},
+           {"1\n2 1 4 1 0 3 0 0\n9\n", "line 3: numbers after the last collective's rules"},
+           {"1 2 1 4 1 99999999999 3 0 0\n", "line 1: '99999999999' is too large"},
+       }) {
+    llvm::Error e = checkNativeFile(NativeFormat::OmpiRules, ir::Collective::Allreduce, text);
+    ASSERT_TRUE(bool(e)) << text;
+    const std::string m = llvm::toString(std::move(e));
+    EXPECT_NE(m.find(why), std::string::npos) << m;
+  }
+  EXPECT_FALSE(bool(checkNativeFile(NativeFormat::OmpiRules, ir::Collective::Allreduce, "# only a comment\n")));
+}
+
+TEST(Native, NoCandidateTheMpiHasIsAnErrorNamingTheOnesItHas) {
+  TuneOptions o = options(4, {"bcast_chain"}, "8..64K");
+  o.collective = ir::Collective::Bcast;
+  o.candidates.algorithms = {"chain"};
+  const TuneResult r = run(uniform("1us"), o);
+  llvm::Expected<std::vector<NativeRange>> ranges = nativeRanges(r, NativeFormat::OmpiRules);
+  ASSERT_FALSE(bool(ranges));
+  EXPECT_EQ(llvm::toString(ranges.takeError()),
+            "--emit ompi-rules: no compiled candidate is an algorithm Open MPI has (for bcast: "
+            "binomial, scatter_allgather, without --segments above 1 or parameters set)");
+}
+
+namespace {
+
+/// A selection with every collective collc tunes, each one algorithm
+/// (exscan's without a communicator type, as MPICH's own).
+std::string mpichBase() {
+  std::string s = "{";
+  for (const char *c : {"allreduce", "reduce", "reduce_scatter_block", "allgather", "bcast", "scan"})
+    s += std::string("\"collective=") + c + "\": {\"comm_type=intra\": {\"algorithm=MPIR_X_" + c +
+         "\": {}}, \"comm_type=inter\": {\"algorithm=Y\": {}}},\n";
+  return s + "\"collective=exscan\": {\"algorithm=MPIR_X_exscan\": {}}}";
+}
+
+/// A file's text without white space, to compare with the expected nesting.
+std::string squeezed(const std::string &s) {
+  std::string out;
+  for (char c : s)
+    if (!std::isspace(static_cast<unsigned char>(c)))
+      out += c;
+  return out;
+}
+
+} // namespace
+
+// MPICH: communicators of 4 ranks get the tuned sizes (Rabenseifner guarded:
+// MPICH runs it only for built-in operations and count >= 4, recursive
+// doubling otherwise), every other size the selection the file had; a second
+// tuning at 4 ranks replaces the middle branch, one at 8 ranks wraps again.
+TEST(Native, MpichJsonWrapsTheSelectionForThisRankCount) {
+  const TuneResult r = run(uniform("1us"), options(4, {"recursive_doubling", "rabenseifner"},
+                                                   "8..1M"));
+  llvm::Expected<std::vector<NativeRange>> ranges = nativeRanges(r, NativeFormat::MpichJson);
+  ASSERT_TRUE(bool(ranges)) << llvm::toString(ranges.takeError());
+  ASSERT_EQ(ranges->size(), 2u);
+  const std::string edge = std::to_string((*ranges)[0].maxBytes);
+  llvm::Expected<std::string> file = nativeFile(r, NativeFormat::MpichJson, mpichBase());
+  ASSERT_TRUE(bool(file)) << llvm::toString(file.takeError());
+  const std::string rd = "{\"algorithm=MPIR_Allreduce_intra_recursive_doubling\":{}}";
+  const std::string tuned =
+      "{\"avg_msg_size<" + edge + "\":" + rd +
+      ",\"avg_msg_size=any\":{\"is_op_built_in=yes\":{\"count<pow2\":" + rd +
+      ",\"count=any\":{\"algorithm=MPIR_Allreduce_intra_reduce_scatter_allgather\":{}}},"
+      "\"is_op_built_in=no\":" + rd + "}}";
+  const std::string old = "{\"algorithm=MPIR_X_allreduce\":{}}";
+  const std::string wrapped = "\"collective=allreduce\":{\"comm_type=intra\":{\"comm_size<4\":" +
+                              old + ",\"comm_size<=4\":" + tuned + ",\"comm_size=any\":" + old +
+                              "},\"comm_type=inter\":{\"algorithm=Y\":{}}}";
+  EXPECT_NE(squeezed(*file).find(wrapped), std::string::npos) << *file;
+  EXPECT_NE(squeezed(*file).find("\"collective=exscan\":{\"algorithm=MPIR_X_exscan\":{}}"),
+            std::string::npos);
+  llvm::Expected<std::string> again = nativeFile(r, NativeFormat::MpichJson, *file);
+  ASSERT_TRUE(bool(again));
+  EXPECT_EQ(*again, *file);
+  const TuneResult r8 = run(uniform("1us"), options(8, {"recursive_doubling"}, "8..1M"));
+  llvm::Expected<std::string> at8 = nativeFile(r8, NativeFormat::MpichJson, *file);
+  ASSERT_TRUE(bool(at8));
+  EXPECT_NE(squeezed(*at8).find("\"comm_type=intra\":{\"comm_size<8\":{\"comm_size<4\":"),
+            std::string::npos)
+      << *at8;
+  // Scan has no size condition in MPICH: one algorithm, unconditionally.
+  TuneOptions o = options(4, {"recursive_doubling"}, "8..64K");
+  o.collective = ir::Collective::Scan;
+  llvm::Expected<std::string> scan = nativeFile(run(uniform("1us"), o), NativeFormat::MpichJson,
+                                                mpichBase());
+  ASSERT_TRUE(bool(scan));
+  EXPECT_NE(squeezed(*scan).find("\"comm_size<=4\":{\"algorithm=MPIR_Scan_intra_recursive_"
+                                 "doubling\":{}}"),
+            std::string::npos)
+      << *scan;
+}
+
+TEST(Native, AFileThatIsNotAnMpichSelectionIsNotMergedInto) {
+  const ir::Collective ar = ir::Collective::Allreduce;
+  for (const auto &[text, why] : std::vector<std::pair<std::string, std::string>>{
+           {"", "1:1: expected '{'"},
+           {"{\"collective=allreduce\": [1]}", "1:26: expected '{'"},
+           {"{\"collective=allreduce\": {}", "1:28: expected ',' or '}'"},
+           {"{\"collective=allreduce\" {}}", "1:25: expected ':' after \"collective=allreduce\""},
+           {"{\"a\": {}} x", "1:11: text after the selection's closing '}'"},
+           {"{\"collective=bcast\": {}}", "it has no \"collective=allreduce\""},
+           {"{\"collective=allreduce\": {\"comm_type=inter\": {}}}",
+            "has no \"comm_type=intra\" branch"},
+       }) {
+    llvm::Error e = checkNativeFile(NativeFormat::MpichJson, ar, text);
+    ASSERT_TRUE(bool(e)) << text;
+    const std::string m = llvm::toString(std::move(e));
+    EXPECT_NE(m.find(why), std::string::npos) << text << " -> " << m;
+  }
+  EXPECT_FALSE(bool(checkNativeFile(NativeFormat::MpichJson, ar, mpichBase())));
+}
+
+// MPICH's own selection is read out of the library: the NUL-delimited C
+// string that is a selection with every collective collc tunes.
+TEST(Native, MpichsOwnSelectionIsFoundInTheLibrary) {
+  llvm::SmallString<128> path;
+  ASSERT_FALSE(llvm::sys::fs::createTemporaryFile("libmpich", "so", path));
+  {
+    std::error_code ec;
+    llvm::raw_fd_ostream os(path, ec);
+    ASSERT_FALSE(ec);
+    using namespace std::string_literals;
+    os << "\x7f" "ELF\0junk \"algorithm=MPIR_half\0"s
+       << "{\"collective=bcast\": {\"algorithm=MPIR_Bcast_intra_binomial\": {}}}\0"s
+       << mpichBase() << "\0tail"s;
+  }
+  llvm::Expected<std::string> sel = mpichDefaultSelection(path);
+  llvm::sys::fs::remove(path);
+  ASSERT_TRUE(bool(sel)) << llvm::toString(sel.takeError());
+  EXPECT_EQ(*sel, mpichBase());
+  llvm::Expected<std::string> none = mpichDefaultSelection("/nonexistent/libmpich.so");
+  ASSERT_FALSE(bool(none));
+  EXPECT_NE(llvm::toString(none.takeError()).find("cannot read MPICH's library"),
+            std::string::npos);
+}

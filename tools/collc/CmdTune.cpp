@@ -6,9 +6,11 @@
 #include "tools/collc/TuneMeasure.h"
 
 #include "model/Topology.h"
+#include "tune/Native.h"
 #include "tune/Refit.h"
 #include "tune/Report.h"
 #include "tune/Tuner.h"
+#include "runtime/bytecode/Bundle.h"
 #include "runtime/kernels/Kernels.h"
 #include "schedules/Generators.h"
 #include "ir/Wording.h"
@@ -16,6 +18,7 @@
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -87,6 +90,25 @@ cl::opt<std::string> reportPath("report", cl::desc("Also write the report (markd
 cl::opt<std::string> jsonPath("json", cl::desc("Also write the report as JSON (collc-tune/1)"),
                               cl::value_desc("FILE"), cl::sub(TuneCommand()),
                               cl::cat(category()));
+cl::list<std::string> emitFlags(
+    "emit",
+    cl::desc("--emit FORMAT FILE: also write a tuning file for an MPI's own algorithms: "
+             "ompi-rules (Open MPI's coll/tuned rules) or mpich-json (MPICH's selection JSON); "
+             "an existing FILE is merged into (repeatable)"),
+    cl::value_desc("FORMAT FILE"), cl::multi_val(2), cl::sub(TuneCommand()),
+    cl::cat(category()));
+#ifndef COLLC_MPICH_LIBRARY
+#define COLLC_MPICH_LIBRARY ""
+#endif
+const std::string mpichLibraryHelp =
+    std::string("--emit mpich-json: the libmpich whose own selection a new file starts from "
+                "(default: the one collc was built beside") +
+    (*COLLC_MPICH_LIBRARY ? std::string(", ") + COLLC_MPICH_LIBRARY : std::string(", none")) +
+    ")";
+cl::opt<std::string> mpichLibrary(
+    "mpich-library", cl::desc(mpichLibraryHelp),
+    cl::value_desc("FILE"), cl::init(COLLC_MPICH_LIBRARY), cl::sub(TuneCommand()),
+    cl::cat(category()));
 cl::opt<bool> quiet("quiet", cl::desc("No progress lines on stderr"), cl::sub(TuneCommand()),
                     cl::cat(category()));
 cl::opt<bool> measureFlag("measure",
@@ -250,7 +272,81 @@ std::string commandLine() {
     s += " --measure --measure-top " + std::to_string(measureTop);
   if (!refitPath.empty())
     s += " --refit " + shellWord(refitPath);
+  for (size_t i = 0; i + 1 < emitFlags.size(); i += 2)
+    s += " --emit " + shellWord(emitFlags[i]) + " " + shellWord(emitFlags[i + 1]);
   return s;
+}
+
+/// An --emit FORMAT FILE, with the file's current text (empty: none yet).
+struct Emit {
+  tune::NativeFormat format;
+  std::string path;
+  std::string existing;
+};
+
+/// The --emit pairs; errors are misuse.
+llvm::Expected<std::vector<Emit>> emitsFromFlags() {
+  std::vector<Emit> out;
+  for (size_t i = 0; i + 1 < emitFlags.size(); i += 2) {
+    std::optional<tune::NativeFormat> f = tune::parseNativeFormat(emitFlags[i]);
+    if (!f)
+      return misuse(llvm::formatv("--emit '{0}': the formats are ompi-rules (Open MPI's "
+                                  "coll/tuned rules) and mpich-json (MPICH's selection JSON)",
+                                  emitFlags[i]));
+    Emit e{*f, emitFlags[i + 1], ""};
+    if (e.path == "-")
+      return misuse("--emit " + emitFlags[i] + " needs a file (it merges into what is there)");
+    out.push_back(std::move(e));
+  }
+  return out;
+}
+
+/// Reads what each --emit merges into: the file there, or for a new MPICH
+/// file MPICH's own selection; errors are misuse.
+llvm::Error readMergeBases(std::vector<Emit> &emits, ir::Collective collective) {
+  for (Emit &e : emits) {
+    const std::string flag = "--emit " + tune::name(e.format).str();
+    if (llvm::sys::fs::exists(e.path)) {
+      llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> buf =
+          llvm::MemoryBuffer::getFile(e.path);
+      if (!buf)
+        return misuse(flag + ": cannot read '" + e.path + "': " + buf.getError().message());
+      e.existing = (*buf)->getBuffer().str();
+      if (llvm::Error err = tune::checkNativeFile(e.format, collective, e.existing))
+        return misuse(flag + ": '" + e.path + "' exists and cannot be merged into: " +
+                      llvm::toString(std::move(err)) + " (choose another file or remove it)");
+    } else if (e.format == tune::NativeFormat::MpichJson) {
+      if (mpichLibrary.empty())
+        return misuse("--emit mpich-json: a new file starts from MPICH's own selection; give "
+                      "--mpich-library with the path of libmpich (collc was built without "
+                      "MPICH)");
+      llvm::Expected<std::string> base = tune::mpichDefaultSelection(mpichLibrary);
+      if (!base)
+        return misuse("--emit mpich-json: " + llvm::toString(base.takeError()));
+      e.existing = std::move(*base);
+    }
+  }
+  return llvm::Error::success();
+}
+
+/// What an --emit wrote, on stdout: the file and its ranges.
+std::string nativeSummary(const tune::TuneResult &r, const Emit &e) {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  os << "wrote " << tune::mpiName(e.format) << "'s selection for " << ir::name(r.options.collective)
+     << " at " << r.options.ranks << " ranks to " << e.path << ":\n";
+  llvm::Expected<std::vector<tune::NativeRange>> ranges = tune::nativeRanges(r, e.format);
+  if (!ranges) {
+    llvm::consumeError(ranges.takeError());
+    return os.str();
+  }
+  for (const tune::NativeRange &g : *ranges)
+    os << llvm::formatv("  {0,-16} {1,-20} {2}\n", rt::formatByteRange(g.minBytes, g.maxBytes),
+                        g.algorithm.collc,
+                        e.format == tune::NativeFormat::OmpiRules
+                            ? llvm::formatv("{0} ({1})", g.algorithm.name, g.algorithm.id).str()
+                            : g.algorithm.name.str());
+  return os.str();
 }
 
 /// Rank 0's model search and outputs, or (with `world`) every rank's part in
@@ -323,10 +419,16 @@ int tuneOn(MPI_Comm world) {
   if (world != MPI_COMM_NULL && std::isfinite(budget))
     opts->budget = budget * 2 / 3;
   // Before a search of up to --budget: every output can be written, once.
+  llvm::Expected<std::vector<Emit>> emits = emitsFromFlags();
+  if (!emits)
+    return notMeasuring(reportMisuse(emits.takeError()));
+  std::vector<const std::string *> paths = {&output.getValue(), &rulesPath.getValue(),
+                                            &reportPath.getValue(), &jsonPath.getValue(),
+                                            &refitPath.getValue()};
+  for (const Emit &e : *emits)
+    paths.push_back(&e.path);
   std::vector<std::string> outputs;
-  for (const std::string *path : {&output.getValue(), &rulesPath.getValue(),
-                                  &reportPath.getValue(), &jsonPath.getValue(),
-                                  &refitPath.getValue()}) {
+  for (const std::string *path : paths) {
     if (path->empty() || *path == "-")
       continue;
     if (llvm::is_contained(outputs, *path))
@@ -337,6 +439,8 @@ int tuneOn(MPI_Comm world) {
       return notMeasuring(reportMisuse(misuse("cannot write '" + *path + "': its folder '" + dir +
                                  "' does not exist")));
   }
+  if (llvm::Error err = readMergeBases(*emits, opts->collective))
+    return notMeasuring(reportMisuse(std::move(err)));
   llvm::Expected<model::Topology> topo = model::readTopologyFile(topologyPath);
   if (!topo) {
     llvm::errs() << "collc: " << llvm::toString(topo.takeError()) << '\n';
@@ -403,6 +507,16 @@ int tuneOn(MPI_Comm world) {
   if (!jsonPath.empty() && !writeOutput(jsonPath, tune::jsonOf(*result)))
     return Misuse;
   llvm::outs() << tune::summaryOf(*result);
+  for (const Emit &e : *emits) {
+    llvm::Expected<std::string> text = tune::nativeFile(*result, e.format, e.existing);
+    if (!text) {
+      llvm::errs() << "collc: " << llvm::toString(text.takeError()) << '\n';
+      return Refused;
+    }
+    if (!writeOutput(e.path, *text))
+      return Misuse;
+    llvm::outs() << nativeSummary(*result, e);
+  }
   return Success;
 }
 
