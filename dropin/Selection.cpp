@@ -6,8 +6,8 @@
 // message, β the time per byte moved, γ the time per byte reduced, n the
 // vector's bytes, p the ranks, p' the largest power of two <= p:
 //
-//   allreduce, n < 2 KiB (512 B for a  recursive_doubling  latency-bound: fewest steps
-//     user op), or count < chunks                           (order-preserving)
+//   allreduce, n < 2 KiB (16 KiB for   recursive_doubling  latency-bound: fewest steps
+//     a user op), or count < chunks                         (order-preserving)
 //   allreduce, long, p = 2^k, or op    rabenseifner        2 lg p α + 2nβ(p-1)/p + nγ(p-1)/p
 //     not commutative                                       (+ fold: proven order-preserving)
 //   allreduce, long, p <= 8 not 2^k    ring                2(p-1)α + 2nβ(p-1)/p, no fold
@@ -40,9 +40,10 @@
 // _LONG_MSG_SIZE 512 KiB, MPIR_CVAR_BCAST_SHORT_MSG_SIZE 12 KiB and _MIN_PROCS 8).
 //
 // 2 KiB is MPICH's MPIR_CVAR_ALLREDUCE_SHORT_MSG_SIZE, the same crossover
-// Rabenseifner measured between doubling and halving-doubling; a user-defined
-// operation costs a function call through MPI_Reduce_local per combine, which
-// raises γ and so favours the plans that reduce only n(p-1)/p bytes earlier.
+// Rabenseifner measured between doubling and halving-doubling. For a
+// user-defined operation, whose every combine goes through MPI_Reduce_local,
+// the crossover measured here is later (bench/userop-table.sh: doubling ahead
+// up to 4-64 KiB at p = 2 and 4), so user operations switch at 16 KiB.
 #include "dropin/Selection.h"
 
 namespace collc::dropin {
@@ -138,7 +139,7 @@ DefaultChoice familyDefault(const CallTraits &t) {
 } // namespace
 
 DefaultChoice defaultAlgorithm(const CallTraits &t) {
-  const uint64_t shortLimit = t.predefinedOp ? shortVectorBytes : shortVectorBytes / 4;
+  const uint64_t shortLimit = t.predefinedOp ? shortVectorBytes : shortVectorBytesUserOp;
   const uint32_t p = t.ranks;
   if (t.collective != Coll::Allreduce && t.collective != Coll::Reduce)
     return familyDefault(t);

@@ -45,9 +45,13 @@ struct DefaultChoice {
 };
 DefaultChoice defaultAlgorithm(const CallTraits &t);
 
-/// Below this many bytes a vector is "short" (for predefined ops; user ops,
-/// whose combine costs a call per chunk, switch at a quarter of it).
+/// Below this many bytes a vector is "short" (for predefined ops).
 inline constexpr uint64_t shortVectorBytes = 2048;
+/// The same for user-defined operations: halving-doubling's extra rounds
+/// cost more than the combining it saves until longer vectors
+/// (bench/userop-table.sh: recursive doubling ahead to 4-64 KiB at p = 2
+/// and 4).
+inline constexpr uint64_t shortVectorBytesUserOp = 16 << 10;
 /// Non-power-of-two communicators up to this size use the ring for long vectors.
 inline constexpr uint32_t ringMaxRanks = 8;
 /// Scan and exscan: from this many bytes on, more than 4 ranks use Brent-Kung.

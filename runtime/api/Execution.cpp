@@ -78,8 +78,8 @@ struct collc_request_s {
   std::unique_ptr<MpiTransport> remote; ///< MPI under ShmTransport (peers off the node)
   std::unique_ptr<Transport> transport;
   Executor exec;
-  std::unique_ptr<char[]> inCopy;
-  std::unique_ptr<char[]> outScratch; ///< CallPlan::scratchOut
+  ScratchPtr inCopy;
+  ScratchPtr outScratch; ///< CallPlan::scratchOut
   size_t inBytes = 0;
   const void *inSource = nullptr; ///< what inCopy copies at each start
   bool persistent = false;
@@ -160,7 +160,7 @@ int makeRequest(collc_plan plan, const Call &call, bool persistent, bool hold,
   b.blockStart = how.blockStart.empty() ? nullptr : how.blockStart.data();
   b.out = how.hasOut ? call.recvbuf : nullptr;
   if (how.scratchOut) {
-    req->outScratch.reset(new (std::nothrow) char[size_t(how.total) * b.extent + 1]);
+    req->outScratch = takeScratch(size_t(how.total) * b.extent + 1);
     if (!req->outScratch)
       return fail(COLLC_ERR_NOMEM, "out of memory for rank 0's exscan output (no recvbuf)");
     b.out = req->outScratch.get();
@@ -171,7 +171,7 @@ int makeRequest(collc_plan plan, const Call &call, bool persistent, bool hold,
   req->inSource = how.inAt;
   if (how.copyInput) {
     req->inBytes = size_t(how.inElems) * b.extent;
-    req->inCopy.reset(new (std::nothrow) char[req->inBytes + 1]);
+    req->inCopy = takeScratch(req->inBytes + 1);
     if (!req->inCopy)
       return fail(COLLC_ERR_NOMEM, "out of memory for the copy of the in-place input");
     b.in = req->inCopy.get();
@@ -319,11 +319,16 @@ int blocking(collc_plan plan, const Call &call) {
   if (CommState *state = lastCommState(call.comm);
       plan && state && state->lastBlocking && sameCall(state->lastBlocking, plan, call))
     return runCached(state->lastBlocking, state);
-  // Predefined handles only (they cannot be freed and re-made), and no
-  // recvcounts array (its contents, not its address, would have to match).
+  // Handles that cannot be freed and made again under the same value while
+  // the request is cached: predefined ones, a user operation (the request
+  // keeps only its handle, and calls whatever operation has that value — the
+  // plan, chosen for the operation by the caller, is compared too), or a
+  // derived datatype the request holds where holds defer frees
+  // (handleFreesReachUs); and no recvcounts array (its contents, not its
+  // address, would have to match).
+  const bool predefinedType = elemTypeOf(call.type).has_value();
   const bool cacheable = plan && call.comm != MPI_COMM_NULL && call.count > 0 &&
-                         !call.recvcounts && elemTypeOf(call.type) &&
-                         (!reduces(call.collective) || reduceOpOf(call.op));
+                         !call.recvcounts && (predefinedType || handleFreesReachUs());
   if (cacheable) {
     CommState *state = nullptr;
     if (Status s = commState(call.comm, state); !s.ok())
@@ -332,7 +337,8 @@ int blocking(collc_plan plan, const Call &call) {
     if (!req || !sameCall(req, plan, call)) {
       deleteRequest(state->lastBlocking);
       state->lastBlocking = nullptr;
-      if (int rc = makeRequest(plan, call, /*persistent=*/true, /*hold=*/false, req); rc != COLLC_SUCCESS)
+      if (int rc = makeRequest(plan, call, /*persistent=*/true, /*hold=*/!predefinedType, req);
+          rc != COLLC_SUCCESS)
         return rc;
       req->cached = true;
       countRequest(plan, -1);

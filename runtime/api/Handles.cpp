@@ -33,6 +33,13 @@ public:
     return freed;
   }
 
+  /// Whether the user freed `h` while it is held.
+  bool freedWhileHeld(Handle h) {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = held_.find(h);
+    return it != held_.end() && it->second.freed;
+  }
+
   /// The user frees `h`: true when it is held (the free is deferred).
   bool deferFree(Handle h) {
     std::lock_guard<std::mutex> lock(mu_);
@@ -116,6 +123,24 @@ void releaseType(MPI_Datatype type) {
   int finalized = 0;
   if (types().release(type) && PMPI_Finalized(&finalized) == MPI_SUCCESS && !finalized)
     (void)realTypeFree(&type);
+}
+
+bool handleFreesReachUs() {
+  static std::once_flag once;
+  static bool reach = false;
+  std::call_once(once, [] {
+    MPI_Datatype probe = MPI_DATATYPE_NULL;
+    if (PMPI_Type_contiguous(1, MPI_BYTE, &probe) != MPI_SUCCESS)
+      return;
+    types().hold(probe);
+    MPI_Datatype handle = probe;
+    (void)MPI_Type_free(&handle); // as the program would: ours defers, MPI's frees
+    reach = types().freedWhileHeld(probe);
+    // Ours deferred it: free it now. MPI's freed it: only forget the hold.
+    if (types().release(probe))
+      (void)realTypeFree(&probe);
+  });
+  return reach;
 }
 
 int freeOp(MPI_Op *op) {

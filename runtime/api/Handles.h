@@ -28,6 +28,15 @@ bool holdType(MPI_Datatype type);
 /// Releases a hold that holdType took, like releaseOp.
 void releaseType(MPI_Datatype type);
 
+/// Whether MPI_Op_free and MPI_Type_free, called as the program calls them,
+/// reach this runtime's freeOp/freeType — so that a hold really defers the
+/// free and a held handle cannot be freed and made again under the same value.
+/// Not so where another definition comes first (the Open MPI component, which
+/// Open MPI loads behind itself; a program that defines them). Found once, by
+/// freeing a held probe datatype through the global symbol. Needs MPI
+/// initialized.
+bool handleFreesReachUs();
+
 /// A hold on a derived datatype (holdType) for as long as this lives;
 /// nothing for a predefined one or before hold().
 class TypeHold {

@@ -10,6 +10,13 @@ namespace collc::rt {
 
 namespace {
 
+/// A buffer that cannot be had: the call goes to native MPI.
+Status outOfMemory(const char *what, size_t bytes) {
+  return Status::error(ErrorCode::Unsupported,
+                       "no memory for the " + std::string(what) + " (" + std::to_string(bytes) +
+                           " bytes)");
+}
+
 /// Calls f(a, b, c, n) over the common runs of up to three piece lists of the
 /// same total length (pass an empty list for unused operands).
 template <class P, class F>
@@ -118,7 +125,9 @@ Status Executor::bind(const PreparedRank &prep, const Buffers &buffers, Combiner
                              std::to_string(tags) + " tags");
   chanBase_.assign(prep.channels.size(), 0);
 
-  tmp_.reset(s.scratch ? new char[size_t(s.scratch) * cap_ * ext + 1] : nullptr);
+  tmp_.reset();
+  if (s.scratch && !(tmp_ = takeScratch(size_t(s.scratch) * cap_ * ext + 1)))
+    return outOfMemory("tmp slots", size_t(s.scratch) * cap_ * ext);
   pieces_.clear();
   unknownTmp_ = false;
   bound_.assign(prep.ops.size(), BoundOp{});
@@ -175,9 +184,15 @@ Status Executor::bind(const PreparedRank &prep, const Buffers &buffers, Combiner
     if (op.kind == OpKind::RecvReduce || op.kind == OpKind::Reduce)
       scratchElems = std::max(scratchElems, elems);
   }
-  stage_.reset(stageElems ? new char[stageElems * ext] : nullptr);
-  scratch_.reset(scratchElems ? new char[scratchElems * ext] : nullptr);
-  recvScratch_.reset(recvScratchElems ? new char[recvScratchElems * ext] : nullptr);
+  stage_.reset();
+  scratch_.reset();
+  recvScratch_.reset();
+  if (stageElems && !(stage_ = takeScratch(stageElems * ext)))
+    return outOfMemory("receive staging", stageElems * ext);
+  if (scratchElems && !(scratch_ = takeScratch(scratchElems * ext)))
+    return outOfMemory("combiner scratch", scratchElems * ext);
+  if (recvScratchElems && !(recvScratch_ = takeScratch(recvScratchElems * ext)))
+    return outOfMemory("combiner scratch", recvScratchElems * ext);
   transport.setSink(StreamSink{&Executor::sinkThunk, this});
   for (uint32_t i = 0; i < prep.ops.size(); ++i)
     if (stageAt[i] != SIZE_MAX)

@@ -12,6 +12,7 @@
 #define COLLC_RUNTIME_CORE_EXECUTOR_H
 
 #include "runtime/core/Prepared.h"
+#include "runtime/core/Scratch.h"
 #include "runtime/core/Transport.h"
 
 #include <memory>
@@ -135,11 +136,11 @@ private:
   ChunkLayout layout_;
   size_t cap_ = 0; ///< elements per tmp slot
   bool unknownTmp_ = false; ///< bindRange met a tmp slot of unknown chunk
-  std::unique_ptr<char[]> tmp_, stage_, scratch_;
+  ScratchPtr tmp_, stage_, scratch_;
   /// Combiner scratch of streamed receives: segments may be taken on another
   /// thread (one progressing another execution on the communicator) while
   /// this one runs a local op with scratch_.
-  std::unique_ptr<char[]> recvScratch_;
+  ScratchPtr recvScratch_;
   std::vector<Piece> pieces_;
   std::vector<BoundOp> bound_;
   std::vector<uint32_t> roots_;

@@ -76,8 +76,9 @@ TEST(DefaultTable, FollowsRabenseifnersAdaptiveChoice) {
   EXPECT_EQ(pick(call(A, 5, 1 << 20, false)), "rabenseifner");
   EXPECT_EQ(pick(call(A, 12, 1 << 20, false)), "rabenseifner");
   EXPECT_EQ(pick(call(A, 5, 1000, false)), "recursive_doubling");
-  EXPECT_EQ(pick(call(A, 8, 1024, true, false)), "rabenseifner");    // user op: 512 B
-  EXPECT_EQ(pick(call(A, 8, 256, true, false)), "recursive_doubling");
+  EXPECT_EQ(pick(call(A, 8, 16 << 10, true, false)), "rabenseifner"); // user op: 16 KiB
+  EXPECT_EQ(pick(call(A, 8, (16 << 10) - 8, true, false)), "recursive_doubling");
+  EXPECT_EQ(pick(call(A, 8, 4096, true, true)), "rabenseifner"); // predefined op: 2 KiB
   EXPECT_EQ(pick(call(A, 5, 4096, true, true, 4096)), "recursive_doubling"); // 1 element
   EXPECT_EQ(pick(call(A, 1, 1 << 20)), "recursive_doubling");
   EXPECT_EQ(pick(call(R, 8, 8)), "binomial");

@@ -6,7 +6,9 @@
  * operations using it complete normally. Each case starts MPI_Iallreduce or
  * MPI_Ireduce calls, frees what they use, creates new datatypes and
  * operations (which may get the freed handles' values, among them a type of
- * the same size with its two ints swapped), and only then waits. Results are
+ * the same size with its two ints swapped), and only then waits; then
+ * blocking calls whose operation and datatype are remade between them.
+ * Results are
  * exact integers; each rank checks its own against the sequential value and
  * rank 0 prints one line per case with a hash of every rank's verdict and
  * result, so the output is the same natively and under an interposer.
@@ -201,6 +203,35 @@ int main(int argc, char **argv) {
     }
     snprintf(name, sizeof name, "both-freed noncommutative in-place count %ld", n);
     good &= report(name, ok, u, sizeof(unsigned) * 2 * (size_t)n);
+  }
+
+  /* 4. Blocking calls on the same buffers and count, their operation and
+   *    datatype freed and made again between rounds: pairs of ints, then
+   *    triples, then pairs (the new handles may have the old values); a
+   *    runtime that keeps a call's execution for the next same call must
+   *    not serve a triple with a pair's. Each round calls twice. */
+  for (size_t c = 0; c < sizeof counts / sizeof counts[0]; ++c) {
+    const long n = counts[c] < maxN ? counts[c] : maxN / 2;
+    int ok = 1;
+    for (int round = 0; round < 4; ++round) {
+      const int ints = round % 2 ? 3 : 2;
+      MPI_Op op;
+      MPI_Op_create(opIntSum, 1, &op);
+      MPI_Datatype tuple;
+      MPI_Type_contiguous(ints, MPI_INT, &tuple);
+      MPI_Type_commit(&tuple);
+      for (int twice = 0; twice < 2; ++twice) {
+        for (long i = 0; i < n * ints; ++i)
+          in[i] = (int)value(rank, i / ints, (int)(i % ints)), out[i] = -1;
+        MPI_Allreduce(in, out, (int)n, tuple, op, MPI_COMM_WORLD);
+        for (long i = 0; i < n * ints; ++i)
+          ok = ok && (unsigned)out[i] == sumValue(i / ints, (int)(i % ints));
+      }
+      MPI_Type_free(&tuple);
+      MPI_Op_free(&op);
+    }
+    snprintf(name, sizeof name, "remade handles blocking count %ld", n);
+    good &= report(name, ok, out, sizeof(int) * 2 * (size_t)n);
   }
 
   free(in);

@@ -596,6 +596,57 @@ void freedHandles(Suite &s) {
   }
 }
 
+/// inout += in on int32 (any contiguous type of them).
+void intSumOp(void *in, void *inout, int *len, MPI_Datatype *type) {
+  int size = 0;
+  MPI_Type_size(*type, &size);
+  const int32_t *a = static_cast<const int32_t *>(in);
+  int32_t *b = static_cast<int32_t *>(inout);
+  for (size_t i = 0; i < size_t(*len) * size_t(size) / 4; ++i)
+    b[i] += a[i];
+}
+
+/// Blocking calls on the same buffers and count whose user operation and
+/// derived datatype are freed and made again between rounds — pairs of ints,
+/// then triples, then pairs: the new handles may take the freed ones' values,
+/// and the execution kept for a repeated call must not serve a triple as a
+/// pair. Each round calls twice.
+void remadeHandlesBlocking(Suite &s) {
+  const uint32_t p = uint32_t(s.size());
+  const int me = s.rank();
+  constexpr int n = 300;
+  std::vector<int32_t> in(3 * n), out(3 * n);
+  for (const PlanAt &pa : allPlans(p)) {
+    if (pa.alg->collective != ir::Collective::Allreduce)
+      continue;
+    for (int round = 0; round < 4; ++round) {
+      const int ints = round % 2 ? 3 : 2;
+      MPI_Op op;
+      MPI_Op_create(&intSumOp, 1, &op);
+      MPI_Datatype tuple;
+      MPI_Type_contiguous(ints, MPI_INT32_T, &tuple);
+      MPI_Type_commit(&tuple);
+      for (int twice = 0; twice < 2; ++twice) {
+        for (int i = 0; i < n * ints; ++i)
+          in[size_t(i)] = me * 1000 + i + round, out[size_t(i)] = -1;
+        const int rc =
+            collc_allreduce(pa.plan.get(), in.data(), out.data(), n, tuple, op, MPI_COMM_WORLD);
+        s.expect(rc == COLLC_SUCCESS,
+                 collcFailure((pa.alg->name.str() + " with remade handles").c_str(), rc));
+        int wrong = -1;
+        for (int i = 0; i < n * ints && wrong < 0; ++i)
+          if (out[size_t(i)] != int32_t(int(p) * (int(p) - 1) / 2 * 1000 + int(p) * (i + round)))
+            wrong = i;
+        s.expect(wrong < 0, pa.alg->name.str() + ", round " + std::to_string(round) +
+                                " (tuples of " + std::to_string(ints) + "): int " +
+                                std::to_string(wrong) + " wrong");
+      }
+      MPI_Type_free(&tuple);
+      MPI_Op_free(&op);
+    }
+  }
+}
+
 void nonCommutative(Suite &s) {
   const uint32_t p = uint32_t(s.size());
   const Workload &mat = bench::matrixWorkload();
@@ -829,6 +880,7 @@ int main(int argc, char **argv) {
       s.test("freed_communicator", [&] { freedCommunicator(s); });
       s.test("noncommutative", [&] { nonCommutative(s); });
       s.test("freed_handles", [&] { freedHandles(s); });
+      s.test("remade_handles_blocking", [&] { remadeHandlesBlocking(s); });
       s.test("communicators", [&] { communicators(s); });
       s.test("refusals", [&] { refusals(s); });
       status = s.finish();

@@ -54,7 +54,8 @@ OPTIONS:
                    minloc, or noncommutative: the 2x2 matrix product over uint32
                    modulo 2^32 (datatype mat2x2_uint32, a contiguous datatype of 4
                    MPI_UINT32_T; a user op made with MPI_Op_create(commute = 0):
-                   associative, not commutative). MPI must define OP on T.
+                   associative, not commutative); or usersum: MPI_SUM on double as
+                   a user op (MPI_Op_create(commute = 1)). MPI must define OP on T.
   --collective C   time every plan as the MPI call C: allreduce, reduce,
                    reduce_scatter_block, reduce_scatter (evenly split recvcounts),
                    scan, exscan, allgather or bcast (default: each plan's own

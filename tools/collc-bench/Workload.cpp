@@ -131,6 +131,19 @@ std::unique_ptr<Workload> &matrixSlot() {
   return w;
 }
 
+/// MPI_SUM on double, as a user operation.
+void userSumOp(void *in, void *inout, int *len, MPI_Datatype *) {
+  const double *x = static_cast<const double *>(in);
+  double *y = static_cast<double *>(inout);
+  for (int i = 0; i < *len; ++i)
+    y[i] = x[i] + y[i];
+}
+
+std::unique_ptr<Workload> &userSumSlot() {
+  static std::unique_ptr<Workload> w;
+  return w;
+}
+
 /// acc[i] = acc[i] ∘ x[i] for a predefined operation, written from the MPI
 /// standard's definitions as plainly as possible (not collc's kernels, not
 /// Open MPI's). Only what the inputs of fillTyped need is exact here: no NaN
@@ -260,12 +273,26 @@ const Workload &matrixWorkload() {
 }
 
 void freeMatrixWorkload() {
-  std::unique_ptr<Workload> &slot = matrixSlot();
-  if (!slot)
-    return;
-  MPI_Op_free(&slot->op);
-  MPI_Type_free(&slot->type);
-  slot.reset();
+  if (std::unique_ptr<Workload> &slot = matrixSlot()) {
+    MPI_Op_free(&slot->op);
+    MPI_Type_free(&slot->type);
+    slot.reset();
+  }
+  if (std::unique_ptr<Workload> &slot = userSumSlot()) {
+    MPI_Op_free(&slot->op);
+    slot.reset();
+  }
+}
+
+const Workload &userSumWorkload() {
+  std::unique_ptr<Workload> &slot = userSumSlot();
+  if (!slot) {
+    Workload w = builtinWorkload(ReduceOp::Sum, ElemType::Double);
+    w.opName = kUserSumOpName;
+    MPI_Op_create(&userSumOp, /*commute=*/1, &w.op);
+    slot = std::make_unique<Workload>(w);
+  }
+  return *slot;
 }
 
 std::optional<Workload> parseWorkload(const std::string &op, const std::string &dtype,
@@ -277,6 +304,13 @@ std::optional<Workload> parseWorkload(const std::string &op, const std::string &
       return std::nullopt;
     }
     return matrixWorkload();
+  }
+  if (op == kUserSumOpName) {
+    if (!dtype.empty() && dtype != "double") {
+      error = "--op usersum sums doubles; drop --dtype " + dtype;
+      return std::nullopt;
+    }
+    return userSumWorkload();
   }
   std::optional<ReduceOp> r = rt::parseReduceOp(op);
   if (!r) {

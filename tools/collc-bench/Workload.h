@@ -49,6 +49,8 @@ struct Workload {
 /// The op name of the non-commutative matrix product and its datatype's name.
 inline constexpr const char *kMatrixOpName = "noncommutative";
 inline constexpr const char *kMatrixTypeName = "mat2x2_uint32";
+/// MPI_SUM on double as a user operation (MPI_Op_create, commute = 1).
+inline constexpr const char *kUserSumOpName = "usersum";
 
 /// The predefined MPI datatype collc computes `t` on (MPI_INT32_T for int32,
 /// MPI_DOUBLE_INT, ...); MPI_DATATYPE_NULL for char / wchar.
@@ -70,6 +72,7 @@ const Workload &matrixWorkload();
 /// (MPI_Type_free, MPI_Op_free).
 Workload newMatrixWorkload();
 /// Frees the matrix datatype and op, if made. Call before MPI_Finalize.
+/// Frees the user operations (and the matrix datatype) made so far.
 void freeMatrixWorkload();
 
 /// Parses an --op / --dtype pair ("sum", "double"; "noncommutative" with
