@@ -316,15 +316,23 @@ llvm::Expected<std::string> ompiRulesFile(const TuneResult &r,
 /// A selection file as MPICH reads it: objects only, each key a condition
 /// ("collective=allreduce", "avg_msg_size<65536", "algorithm=MPIR_...") and
 /// each value an object; siblings are tried in order, so the order is kept.
+struct JsonKid;
 struct JsonNode {
-  std::vector<std::pair<std::string, JsonNode>> kids;
-  JsonNode *find(llvm::StringRef key) {
-    for (auto &[k, v] : kids)
-      if (k == key)
-        return &v;
-    return nullptr;
-  }
+  std::vector<JsonKid> kids;
+  JsonNode *find(llvm::StringRef key);
 };
+/// A key and its object (`first`, `second`, as in a map).
+struct JsonKid {
+  std::string first;
+  JsonNode second;
+};
+
+JsonNode *JsonNode::find(llvm::StringRef key) {
+  for (JsonKid &k : kids)
+    if (k.first == key)
+      return &k.second;
+  return nullptr;
+}
 
 class JsonReader {
 public:
@@ -402,7 +410,7 @@ private:
         return fail("expected ':' after \"" + key + "\"");
       if (!object(kid, depth + 1))
         return false;
-      node.kids.emplace_back(std::move(key), std::move(kid));
+      node.kids.push_back(JsonKid{std::move(key), std::move(kid)});
     } while (eat(','));
     return eat('}') || fail("expected ',' or '}'");
   }
@@ -427,11 +435,11 @@ void printJson(llvm::raw_ostream &os, const JsonNode &n, unsigned indent) {
 
 JsonNode leaf(llvm::StringRef algorithm) {
   JsonNode n;
-  n.kids.emplace_back("algorithm=" + algorithm.str(), JsonNode{});
+  n.kids.push_back(JsonKid{"algorithm=" + algorithm.str(), JsonNode{}});
   return n;
 }
 
-JsonNode branch(std::initializer_list<std::pair<std::string, JsonNode>> kids) {
+JsonNode branch(std::initializer_list<JsonKid> kids) {
   JsonNode n;
   for (const auto &k : kids)
     n.kids.push_back(k);
@@ -519,10 +527,10 @@ llvm::Expected<std::string> mpichJsonFile(const TuneResult &r,
     mine = mpichLeaf(c, ranges[0].algorithm.name);
   } else {
     for (const NativeRange &g : ranges)
-      mine.kids.emplace_back(g.maxBytes == rt::bundle::unbounded
-                                 ? (sizeKey + "=any").str()
-                                 : llvm::formatv("{0}<{1}", sizeKey, g.maxBytes).str(),
-                             mpichLeaf(c, g.algorithm.name));
+      mine.kids.push_back(JsonKid{g.maxBytes == rt::bundle::unbounded
+                                      ? (sizeKey + "=any").str()
+                                      : llvm::formatv("{0}<{1}", sizeKey, g.maxBytes).str(),
+                                  mpichLeaf(c, g.algorithm.name)});
   }
   // Communicators of P ranks get the tuned choice and every other size the
   // selection the file had; a selection this wrapped for the same P before
