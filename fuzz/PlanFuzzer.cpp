@@ -1,11 +1,12 @@
 // fuzz/PlanFuzzer.cpp: libFuzzer target for the plan text reader, format v1 (scripts/fuzz plan).
 //
-// Each input is plan text. Properties: the reader (yaml-cpp's event parser,
-// ir/YamlDoc, ir/PlanReader) never crashes or hits undefined behaviour
-// (ASan/UBSan); a refusal is a `syntax` or `invalid` error positioned in the
+// Each input is plan text. Properties: the reader (the YAML subset's reader
+// or yaml-cpp's event parser, ir/YamlDoc, ir/PlanReader) never crashes or hits
+// undefined behaviour (ASan/UBSan); a refusal is a `syntax` or `invalid` error positioned in the
 // file (`fuzz.yaml:LINE:COL: syntax|invalid: `); an accepted plan is
 // well-formed (ir/Plan.h: shape, one program per rank, every op in range) and
-// its canonical text reads back to the same plan and prints to the same bytes.
+// its canonical text reads back to the same plan and prints to the same bytes;
+// where the subset reader reads the text, yaml-cpp reads the same document.
 //
 // Past the reader, plans are trusted ("validate at the edge"), so an accepted
 // plan of modest size also goes down `collc compile`'s path: the verifier
@@ -15,6 +16,7 @@
 #include "compiler/Prove.h"
 #include "compiler/passes/Pipeline.h"
 #include "ir/PlanIO.h"
+#include "ir/YamlDoc.h"
 #include "runtime/bytecode/Loader.h"
 
 #include <cstdio>
@@ -101,11 +103,25 @@ void compile(ir::Plan plan) {
   expectLowers(*optimized, proven.proof, "an optimized plan lowers to bytes the loader refuses");
 }
 
+/// The subset reader of YAML declines `text` or reads what yaml-cpp reads.
+void expectReadersAgree(llvm::StringRef text) {
+  std::unique_ptr<ir::yaml::Doc> fast = ir::yaml::Doc::parseSubset(text);
+  if (!fast)
+    return;
+  ir::yaml::SyntaxError error;
+  std::unique_ptr<ir::yaml::Doc> events = ir::yaml::Doc::parseEvents(text, error);
+  if (!events)
+    fail("the subset reader accepts what yaml-cpp refuses", error.message);
+  if (!ir::yaml::sameTree(fast->root(), events->root(), 64))
+    fail("the subset reader and yaml-cpp read different documents", text.str());
+}
+
 } // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
-  llvm::Expected<ir::Plan> plan =
-      ir::parsePlan(llvm::StringRef(reinterpret_cast<const char *>(data), size), "fuzz.yaml");
+  const llvm::StringRef text(reinterpret_cast<const char *>(data), size);
+  expectReadersAgree(text);
+  llvm::Expected<ir::Plan> plan = ir::parsePlan(text, "fuzz.yaml");
   if (!plan) {
     expectPositioned(plan.takeError());
     return 0;

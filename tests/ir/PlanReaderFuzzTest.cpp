@@ -6,9 +6,13 @@
 #include "ir/PlanIO.h"
 #include "ir/YamlDoc.h"
 
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
+
 #include <gtest/gtest.h>
 #include <yaml-cpp/yaml.h>
 
+#include <functional>
 #include <optional>
 #include <random>
 
@@ -183,6 +187,129 @@ TEST(YamlDoc, MatchesYamlLoadOnRandomEditsOfAPlan) {
   std::mt19937 rng(777);
   for (int round = 0; round < 2000; ++round)
     expectSameAsLoad(randomEdit(base, rng));
+}
+
+/// The subset reader declines `text` (false) or reads the document
+/// yaml-cpp's event parser reads (true).
+bool subsetAgrees(const std::string &text) {
+  std::unique_ptr<ir::yaml::Doc> fast = ir::yaml::Doc::parseSubset(text);
+  if (!fast)
+    return false;
+  ir::yaml::SyntaxError error;
+  std::unique_ptr<ir::yaml::Doc> events = ir::yaml::Doc::parseEvents(text, error);
+  EXPECT_TRUE(events) << "the subset reader accepts what yaml-cpp refuses (" << error.message
+                      << "):\n"
+                      << text;
+  if (events) {
+    EXPECT_TRUE(ir::yaml::sameTree(fast->root(), events->root())) << "the readers differ:\n"
+                                                                 << text;
+  }
+  return true;
+}
+
+TEST(YamlSubset, ReadsWhatYamlCppReadsOrDeclines) {
+  // Each case: whether the subset reads it (the rest go to yaml-cpp).
+  const std::pair<const char *, bool> cases[] = {
+      {"a: 1\nb: [1, 2, {c: d}]\n", true},
+      {"a: b c\nd: e   # comment\n", true},
+      {"  a: 1\n  b:\n    - x\n    - {y: -1, z: [ ]}\n", true},
+      {"a: null\nb: [Null, NULL, nil]\nnull: x\n", true},
+      {"# head\n\n   # indented comment\na: 1 # ünïcödé in a comment\n", true},
+      {"- {op: send, to: 1}\n- [0, 2]\n- 7\n", true},
+      {"a: {}\nb: []\nc: {x: {y: {z: 1}}}\n", true},
+      {"a: 1\na: 2\n", true},
+      {"k: -1\nl: -x\nm: .5\nn: +3\no: a/b-c_d.e\n", true},
+      {"a:\n  b:\n    c: 1\n  d: 2\ne: 3\n", true},
+      {"a:\n- x\n", false},        // a sequence at its key's indentation
+      {"a:\nb: 1\n", false},       // an empty value
+      {"a: 1\n b: 2\n", false},    // an error
+      {"a: b:c\n", false},         // ':' in a scalar
+      {"a: [1, 2,]\n", false},     // a trailing comma
+      {"a: [1,\n  2]\n", false},   // flow over two lines
+      {"a: 'q'\n", false},         // quotes
+      {"a: &x 1\nb: *x\n", false}, // anchors
+      {"a: !t 1\n", false},        // tags
+      {"a: |\n  text\n", false},   // block scalars
+      {"---\na: 1\n", false},      // document markers
+      {"a: 1\n---\nb: 2\n", false},
+      {"%YAML 1.2\n---\na: 1\n", false},
+      {"a:\t1\n", false},          // tabs
+      {"a: 1\r\nb: 2\r\n", false}, // CR
+      {"\xEF\xBB\xBF" "a: 1\n", false},
+      {"a: 1 # \xff\n", false},    // not UTF-8
+      {"a: {b}\n", false},         // a flow key without a value
+      {"a: {b:1}\n", false},
+      {"a: [b: 1]\n", false},
+      {"- \n- x\n", false},
+      {"-\n  x\n", false},
+      {"- - x\n", false},
+      {"- a: 1\n", false},
+      {"a: -\n", false},
+      {"a: - b\n", false},
+      {"a: b#c\n", false},
+      {"a:#c\n  b: 1\n", false},
+      {"", false},
+      {"# only a comment\n", false},
+      {"plain\n", false},
+      {"a: [x] y\n", false},
+      {"a: ~\n", false},
+      {"key with space: 1\n", false},
+  };
+  for (const auto &[text, read] : cases)
+    EXPECT_EQ(subsetAgrees(text), read) << text;
+}
+
+TEST(YamlSubset, AgreesOnRandomEditsOfAPlan) {
+  const std::string base = sampleText();
+  ASSERT_TRUE(subsetAgrees(base));
+  std::mt19937 rng(4242);
+  size_t read = 0;
+  for (int round = 0; round < 3000; ++round)
+    read += subsetAgrees(randomEdit(base, rng));
+  // Many edits stay inside the subset (digits, letters, spaces, comments).
+  EXPECT_GT(read, 300u);
+}
+
+/// Calls `f(path, text)` for each file of the source tree's folder `dir`;
+/// returns how many there were.
+size_t forEachFile(const char *dir,
+                   const std::function<void(const std::string &, llvm::StringRef)> &f) {
+  size_t files = 0;
+  std::error_code ec;
+  for (llvm::sys::fs::directory_iterator it(std::string(COLLC_SOURCE_ROOT) + dir, ec), end;
+       !ec && it != end; it.increment(ec), ++files) {
+    auto buf = llvm::MemoryBuffer::getFile(it->path());
+    EXPECT_TRUE(bool(buf)) << it->path();
+    if (buf)
+      f(it->path(), (*buf)->getBuffer());
+  }
+  return files;
+}
+
+TEST(YamlSubset, ReadsEveryPlanCollcPrints) {
+  // The fuzz corpus holds printed plans of every collective and shape.
+  size_t printed = 0;
+  forEachFile("/fuzz/corpus/plan", [&](const std::string &path, llvm::StringRef text) {
+    llvm::Expected<ir::Plan> plan = ir::parsePlan(text, path);
+    if (!plan) {
+      llvm::consumeError(plan.takeError());
+      return;
+    }
+    const std::string again = ir::printPlan(*plan);
+    EXPECT_TRUE(subsetAgrees(again)) << path << "\n" << again;
+    ++printed;
+  });
+  EXPECT_GE(printed, 20u);
+}
+
+TEST(YamlSubset, AgreesOnEveryCorpusFile) {
+  size_t files = 0, read = 0;
+  for (const char *dir : {"/fuzz/corpus/plan", "/fuzz/corpus/topology", "/fuzz/corpus/rules",
+                          "/topologies", "/examples"})
+    files += forEachFile(
+        dir, [&](const std::string &, llvm::StringRef text) { read += subsetAgrees(text.str()); });
+  EXPECT_GE(files, 40u);
+  EXPECT_GE(read, 20u);
 }
 
 TEST(PlanReaderFuzz, RefusesDeepNestingWithoutOverflowingTheStack) {
