@@ -2,7 +2,7 @@
 // environment (docs/dropin.md): COLLC_ALGORITHM, COLLC_RULES, COLLC_PLAN_PATH,
 // COLLC_DEBUG, COLLC_STATS, COLLC_VERIFY, COLLC_ACCEPT_UNPROVEN,
 // COLLC_PROOF_CACHE, and the transport's (COLLC_TRANSPORT, COLLC_SHM_SEGMENT,
-// COLLC_SHM_FAST, COLLC_NODE_MAP: runtime/shm/TransportSettings.h), which the
+// COLLC_SHM_FAST, COLLC_SHM_AFTER, COLLC_NODE_MAP: runtime/shm/TransportSettings.h), which the
 // interposer hands to the runtime.
 //
 // Parsing never fails: a bad value becomes one warning (in Config::warnings,
@@ -100,7 +100,7 @@ struct Config {
   /// COLLC_PROOF_CACHE: the folder of proof records `collc verify --cache`
   /// writes (dropin/ProofCache.h); "" for none.
   std::string proofCache;
-  /// COLLC_TRANSPORT, COLLC_SHM_SEGMENT, COLLC_SHM_FAST, COLLC_NODE_MAP.
+  /// COLLC_TRANSPORT, COLLC_SHM_SEGMENT, COLLC_SHM_FAST, COLLC_SHM_AFTER, COLLC_NODE_MAP.
   rt::TransportSettings transport;
   /// COLLC_FAULT: per kind, the world ranks where it is made to fail.
   std::vector<int> faults[numFaults];

@@ -294,6 +294,12 @@ bool firstRequest(Global &g, PlanSlot &slot, collc_request req) {
 /// Starts and waits for a blocking execution.
 int runBlocking(Global &g, CommState &cs, const Args &a, collc_request req, bool cached,
                 const Staging *staging = nullptr) {
+  // Every rank is in this blocking call: where a communicator moves to shared
+  // memory once its first COLLC_SHM_AFTER executions are done.
+  {
+    InternalScope internal; // the set-up's own MPI calls go to MPI
+    rt::settleTransport(a.comm);
+  }
   if ((staging && staging->pack() != MPI_SUCCESS) || stageInput(a) != MPI_SUCCESS ||
       start(g, cs, req, /*blocking=*/false) != COLLC_SUCCESS) {
     if (cached)

@@ -99,6 +99,8 @@ std::vector<Fingerprint> fingerprints(const Global &g) {
   // A rank on MPI alone never joins its peers' shared-memory set-up.
   f.push_back({"COLLC_TRANSPORT",
                fnvValue(seed, g.config.transport.transport == rt::TransportKind::Mpi)});
+  // Every rank of a communicator sets up its shared memory at the same call.
+  f.push_back({"COLLC_SHM_AFTER", fnvValue(seed, g.config.transport.shmAfter)});
   h = fnvValue(seed, g.config.transport.nodeMap.size());
   for (int n : g.config.transport.nodeMap)
     h = fnvValue(h, n);

@@ -87,7 +87,7 @@ void checkBasics(const std::map<std::string, std::string> &env) {
   for (size_t i = warnings; i < c.warnings.size(); ++i) {
     bool named = false;
     for (const char *var : {"COLLC_TRANSPORT", "COLLC_SHM_SEGMENT", "COLLC_SHM_FAST",
-                            "COLLC_NODE_MAP", "COLLC_FAULT"})
+                            "COLLC_SHM_AFTER", "COLLC_NODE_MAP", "COLLC_FAULT"})
       named = named || (env.count(var) && c.warnings[i].find(var) != std::string::npos);
     if (!named)
       fail("a warning for no bad value", c.warnings[i]);

@@ -146,6 +146,39 @@ void shmFallback(MPI_Comm comm, const std::string &why) {
                warn ? "warning: " : "", rank, size, why.c_str());
 }
 
+void countStart(CommState &s) {
+  if (s.shmStartsLeft > 1)
+    --s.shmStartsLeft;
+}
+
+void settleShm(CommState &s, bool now) {
+  if (s.shmStartsLeft == 0 || (s.shmStartsLeft > 1 && !now))
+    return;
+  s.shmStartsLeft = 0;
+  // Every rank of the communicator is in this blocking call, after the same
+  // starts. Executions started before go on over MPI (progressed while this
+  // waits, as in any blocking call); the private duplicate's collectives do
+  // not match their messages.
+  ShmSetup setup;
+  const Status st = setupShmNode(s.dup, shmConfig(), transportSettings().nodeMap, setup);
+  // An MPI error on one rank alone must not leave its peers on shared memory.
+  int mine = st.ok() ? 1 : 0, all = 0;
+  if (MPI_Allreduce(&mine, &all, 1, MPI_INT, MPI_MIN, s.dup) != MPI_SUCCESS)
+    all = 0;
+  if (!all) {
+    shmFallback(s.dup, st.ok() ? std::string("another rank could not set up shared memory")
+                               : st.message());
+    return;
+  }
+  if (setup.failed)
+    shmFallback(s.dup, setup.why);
+  if (!setup.node)
+    return;
+  s.shm = std::move(setup.node);
+  s.shmDirect = transportSettings().shmFast;
+  ++s.shmGeneration;
+}
+
 Status commState(MPI_Comm comm, CommState *&out) {
   if (CommState *last = lastCommState(comm)) {
     out = last;
@@ -176,7 +209,9 @@ Status commState(MPI_Comm comm, CommState *&out) {
   int *ub = nullptr;
   if (MPI_Comm_get_attr(s->dup, MPI_TAG_UB, &ub, &found) == MPI_SUCCESS && found && ub)
     s->tagUb = *ub;
-  if (currentTransport() != COLLC_TRANSPORT_MPI) {
+  if (currentTransport() != COLLC_TRANSPORT_MPI && transportSettings().shmAfter > 0) {
+    s->shmStartsLeft = transportSettings().shmAfter + 1; // counted down to 1 by the starts
+  } else if (currentTransport() != COLLC_TRANSPORT_MPI) {
     ShmSetup setup;
     if (Status st = setupShmNode(s->dup, shmConfig(), transportSettings().nodeMap, setup);
         !st.ok()) {
@@ -206,6 +241,13 @@ bool setTransportSettings(const TransportSettings &given) { return useSettings(&
 Status prepareComm(MPI_Comm comm) {
   CommState *s = nullptr;
   return commState(comm, s);
+}
+
+void settleTransport(MPI_Comm comm) {
+  CommState *s = lastCommState(comm);
+  if (!s && !commState(comm, s).ok())
+    return;
+  settleShm(*s);
 }
 
 MPI_Comm privateComm(MPI_Comm comm) {
@@ -241,6 +283,7 @@ int collc_comm_shm_peers(MPI_Comm comm, int *peers) {
   CommState *s = nullptr;
   if (Status st = commState(comm, s); !st.ok())
     return failStatus(st, COLLC_ERR_MPI);
+  settleShm(*s, /*now=*/true); // a communicator still on MPI moves to shared memory now
   *peers = s->shm ? int(s->shm->localPeers) : 0;
   return COLLC_SUCCESS;
 }

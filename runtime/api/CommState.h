@@ -45,9 +45,20 @@ struct CommState {
   std::atomic<int> refs{1};
   /// The shared-memory channels of this rank's node, or null (MPI only).
   std::unique_ptr<ShmNode> shm;
-  /// Blocking calls may take the shared-memory transport's direct path
+  /// Blocking calls may take the shared-memory direct path
   /// (COLLC_SHM_FAST, read when the communicator is set up).
   bool shmDirect = true;
+  /// Shared memory is still to be set up (COLLC_SHM_AFTER): 1 + the starts
+  /// of executions left until it may be, counted down once per start on
+  /// every rank alike (every rank starts the same executions in the same
+  /// order) and stopping at 1; at 1 the next blocking call on the
+  /// communicator sets it up (a blocking call is the one place where every
+  /// rank may wait for the others: a non-blocking start must return before
+  /// its peers arrive). 0: nothing pending.
+  uint32_t shmStartsLeft = 0;
+  /// Bumped when shared memory is set up; a request bound to an earlier
+  /// generation binds again at its next start (Execution.cpp).
+  uint32_t shmGeneration = 0;
 };
 
 /// Drops a reference to `s`; the last one frees the private duplicate.
@@ -56,6 +67,12 @@ void releaseCommState(CommState *s);
 Status commState(MPI_Comm comm, CommState *&out);
 /// The state of `comm` if this thread used it last, else null.
 CommState *lastCommState(MPI_Comm comm);
+/// Counts a start of an execution on `s` toward setting up its shared
+/// memory (COLLC_SHM_AFTER).
+void countStart(CommState &s);
+/// At a blocking collective call on `s`'s communicator (every rank makes
+/// it): sets up its shared memory when that is due, or `now` while pending.
+void settleShm(CommState &s, bool now = false);
 /// Counts and explains a fallback from shared memory to MPI on `comm`.
 void shmFallback(MPI_Comm comm, const std::string &why);
 

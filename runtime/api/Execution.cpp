@@ -84,6 +84,16 @@ struct collc_request_s {
   const void *inSource = nullptr; ///< what inCopy copies at each start
   bool persistent = false;
   bool active = false;
+  /// What the executor is bound to, kept to bind it again to another
+  /// transport (CommState::shmGeneration): the rank's program, the buffers,
+  /// the combiner, and the generation it was bound at.
+  const PreparedRank *prep = nullptr;
+  Buffers bufs;
+  Combiner combine;
+  uint32_t shmGeneration = 0;
+  /// This start has been counted toward setting up shared memory (a start
+  /// refused for a tag wrap is tried again, and counted once).
+  bool startCounted = false;
   /// Kept by CommState::lastBlocking: not counted as a request of the plan
   /// (which may be freed; `call` and `planId` then no longer match).
   bool cached = false;
@@ -117,6 +127,38 @@ void deleteRequest(collc_request_s *req) { delete req; }
 } // namespace collc::rt::detail
 
 namespace {
+
+/// Binds `req`'s executor to a transport on its communicator: shared memory
+/// where it is set up and an element fits a segment, else MPI. Not while the
+/// request is active.
+Status bindTransport(collc_request_s *req) {
+  const CommState &cs = *req->comm;
+  const Call &call = req->call;
+  const size_t extent = req->how.extent;
+  const bool shmFits = cs.shm && extent <= cs.shm->endpoint->config().slotBytes;
+  if (cs.shm && !shmFits)
+    shmFallback(call.comm, "an element of " + std::to_string(extent) +
+                               " bytes is larger than a shared-memory segment");
+  std::unique_ptr<MpiTransport> remote;
+  std::unique_ptr<Transport> transport;
+  if (shmFits) {
+    if (cs.shm->remotePeers)
+      remote = std::make_unique<MpiTransport>(cs.dup, call.type, cs.tagUb);
+    transport = std::make_unique<ShmTransport>(*cs.shm->endpoint, cs.shm->localOf.data(),
+                                               remote.get(), extent, cs.tagUb, cs.shmDirect);
+  } else {
+    transport = std::make_unique<MpiTransport>(cs.dup, call.type, cs.tagUb);
+  }
+  if (Status s = req->exec.bind(*req->prep, req->bufs, req->combine, *transport); !s.ok()) {
+    if (req->transport) // bound before: stay on that transport, as the peers may not move
+      (void)req->exec.bind(*req->prep, req->bufs, req->combine, *req->transport);
+    return s;
+  }
+  req->transport = std::move(transport); // after the executor let go of the old one
+  req->remote = std::move(remote);
+  req->shmGeneration = cs.shmGeneration;
+  return Status::success();
+}
 
 /// A request for `call`. `hold`: the request outlives the call that made it
 /// (non-blocking or persistent), so it holds the call's user operation and
@@ -176,22 +218,11 @@ int makeRequest(collc_plan plan, const Call &call, bool persistent, bool hold,
       return fail(COLLC_ERR_NOMEM, "out of memory for the copy of the in-place input");
     b.in = req->inCopy.get();
   }
-  const CommState &cs = *req->comm;
-  const bool shmFits = cs.shm && how.extent <= cs.shm->endpoint->config().slotBytes;
-  if (cs.shm && !shmFits)
-    shmFallback(call.comm, "an element of " + std::to_string(how.extent) +
-                               " bytes is larger than a shared-memory segment");
-  if (shmFits) {
-    if (cs.shm->remotePeers)
-      req->remote = std::make_unique<MpiTransport>(cs.dup, call.type, cs.tagUb);
-    req->transport = std::make_unique<ShmTransport>(*cs.shm->endpoint, cs.shm->localOf.data(),
-                                                    req->remote.get(), how.extent, cs.tagUb,
-                                                    cs.shmDirect);
-  } else {
-    req->transport = std::make_unique<MpiTransport>(cs.dup, call.type, cs.tagUb);
-  }
   const PreparedRank &prep = preparedOf(plan, uint32_t(how.rank));
-  if (Status s = req->exec.bind(prep, b, combine, *req->transport); !s.ok())
+  req->prep = &prep;
+  req->bufs = b;
+  req->combine = combine;
+  if (Status s = bindTransport(req.get()); !s.ok())
     return failStatus(s, COLLC_ERR_UNSUPPORTED);
   for (const Channel &ch : prep.channels) {
     req->nextTag.push_back(&req->comm->nextTag[uint64_t(ch.peer) << 1 | (ch.send ? 1 : 0)]);
@@ -214,6 +245,14 @@ int startRequest(collc_request_s *req, bool blocking = false) {
   if (req->active)
     return fail(COLLC_ERR_STATE, "collc_start: the request is still active");
   CommState &c = *req->comm;
+  if (!req->startCounted) {
+    req->startCounted = true;
+    countStart(c);
+  }
+  if (req->shmGeneration != c.shmGeneration)
+    if (Status s = bindTransport(req); !s.ok())
+      return failStatus(s, s.code() == ErrorCode::Unsupported ? COLLC_ERR_UNSUPPORTED
+                                                              : COLLC_ERR_NOMEM);
   const uint64_t tags = uint64_t(c.tagUb) + 1;
   for (size_t i = 0; i < req->nextTag.size(); ++i)
     if (*req->nextTag[i] + req->tagLength[i] > tags && c.live.load() != 0)
@@ -229,6 +268,7 @@ int startRequest(collc_request_s *req, bool blocking = false) {
     req->tagBase[i] = static_cast<int>(next);
     next += len;
   }
+  req->startCounted = false;
   ++c.live;
   if (req->inCopy)
     std::memcpy(req->inCopy.get(), req->inSource, req->inBytes);
@@ -315,8 +355,13 @@ int runCached(collc_request_s *req, CommState *state) {
 }
 
 int blocking(collc_plan plan, const Call &call) {
+  CommState *last = lastCommState(call.comm);
+  if (!last && plan && call.comm != MPI_COMM_NULL && !commState(call.comm, last).ok())
+    last = nullptr;
+  if (last && last->shmStartsLeft == 1)
+    settleShm(*last); // every rank is in this call: shared memory is due
   // Fast path: the same call as last time on this communicator.
-  if (CommState *state = lastCommState(call.comm);
+  if (CommState *state = last;
       plan && state && state->lastBlocking && sameCall(state->lastBlocking, plan, call))
     return runCached(state->lastBlocking, state);
   // Handles that cannot be freed and made again under the same value while

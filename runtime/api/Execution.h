@@ -78,6 +78,11 @@ Status analyzeCall(const Shape &shape, bool planInPlace, const Call &call, CallP
 /// calls this where blocking is safe (communicator creation, blocking calls),
 /// so that a non-blocking call never blocks on it.
 Status prepareComm(MPI_Comm comm);
+/// To be called at the start of a blocking collective call on `comm`, which
+/// every rank makes: sets up the communicator's shared memory when its first
+/// COLLC_SHM_AFTER executions are done (docs/shm-transport.md). The C API's
+/// blocking calls do this themselves.
+void settleTransport(MPI_Comm comm);
 
 /// The private duplicate prepareComm made of `comm` (executions' messages go
 /// there), or MPI_COMM_NULL if there is none. The interposer runs on it the

@@ -1,5 +1,5 @@
 // runtime/shm/TransportSettings.cpp: COLLC_TRANSPORT, COLLC_SHM_SEGMENT,
-// COLLC_SHM_FAST and COLLC_NODE_MAP (TransportSettings.h).
+// COLLC_SHM_FAST, COLLC_SHM_AFTER and COLLC_NODE_MAP (TransportSettings.h).
 #include "runtime/shm/TransportSettings.h"
 
 #include <cerrno>
@@ -91,6 +91,25 @@ void readFast(const char *v, TransportSettings &s, std::vector<std::string> &war
                        "' is not 0 or 1 (or true/false, yes/no, on/off); using 1");
 }
 
+void readAfter(const char *v, TransportSettings &s, std::vector<std::string> &warnings) {
+  const std::string_view t = trim(v);
+  if (t.empty())
+    return;
+  uint64_t n = 0;
+  bool ok = t.size() <= 10;
+  for (char c : t)
+    ok = ok && c >= '0' && c <= '9';
+  if (ok)
+    for (char c : t)
+      n = n * 10 + uint64_t(c - '0');
+  if (!ok || n > maxShmAfter)
+    warnings.push_back("COLLC_SHM_AFTER='" + std::string(v) +
+                       "' is not a number of calls from 0 to 1000000000; using " +
+                       std::to_string(defaultShmAfter));
+  else
+    s.shmAfter = uint32_t(n);
+}
+
 } // namespace
 
 bool parseNodeMap(const char *text, std::vector<int> &map, std::string &why) {
@@ -141,6 +160,8 @@ TransportSettings readTransportSettings(const TransportGetEnv &env,
     readSegment(v, s, warnings);
   if (const char *v = env("COLLC_SHM_FAST"))
     readFast(v, s, warnings);
+  if (const char *v = env("COLLC_SHM_AFTER"))
+    readAfter(v, s, warnings);
   std::string why;
   if (!parseNodeMap(env("COLLC_NODE_MAP"), s.nodeMap, why))
     warnings.push_back(why + "; COLLC_NODE_MAP is ignored");

@@ -1,6 +1,6 @@
 // runtime/shm/TransportSettings.h: the transport settings of the environment
 // (docs/shm-transport.md, "Choosing") — COLLC_TRANSPORT, COLLC_SHM_SEGMENT,
-// COLLC_SHM_FAST and COLLC_NODE_MAP — parsed and checked in this one place.
+// COLLC_SHM_FAST, COLLC_SHM_AFTER and COLLC_NODE_MAP — parsed and checked in this one place.
 //
 // Two readers use it: the C API (runtime/api/CommState.cpp reads the
 // environment at first use and prints each bad value as one warning per
@@ -23,6 +23,11 @@ namespace collc::rt {
 /// which also warns about every fallback to MPI) or MPI for every message.
 enum class TransportKind : uint8_t { Auto, Shm, Mpi };
 
+/// The default of COLLC_SHM_AFTER (TransportSettings::shmAfter).
+inline constexpr uint32_t defaultShmAfter = 16;
+/// The largest COLLC_SHM_AFTER.
+inline constexpr uint32_t maxShmAfter = 1000000000;
+
 /// The default bytes per shared-memory segment (ShmConfig::slotBytes).
 inline constexpr uint32_t defaultShmSegmentBytes = 32 * 1024;
 
@@ -32,6 +37,11 @@ struct TransportSettings {
   uint32_t shmSegmentBytes = defaultShmSegmentBytes;
   /// COLLC_SHM_FAST: blocking calls may take the shared-memory direct path.
   bool shmFast = true;
+  /// COLLC_SHM_AFTER: a communicator's first shmAfter executions run over MPI
+  /// point-to-point; the ranks set up shared memory in the first blocking
+  /// call after them (0: when collc first uses the communicator). Setting up
+  /// takes 0.5-2 ms, so a communicator made for a few calls never pays it.
+  uint32_t shmAfter = defaultShmAfter;
   /// COLLC_NODE_MAP: rank r of a communicator of nodeMap.size() ranks is on
   /// node nodeMap[r]; empty: the nodes MPI_Comm_split_type finds.
   std::vector<int> nodeMap;
@@ -39,7 +49,7 @@ struct TransportSettings {
 
 using TransportGetEnv = std::function<const char *(const char *)>;
 
-/// Reads the four variables through `env`. Each bad value adds one line to
+/// Reads the five variables through `env`. Each bad value adds one line to
 /// `warnings` ("COLLC_SHM_FAST='maybe' is not ...; using 1", without the
 /// "collc: warning: " prefix) and leaves that setting at its default.
 TransportSettings readTransportSettings(const TransportGetEnv &env,

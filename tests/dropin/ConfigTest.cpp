@@ -279,18 +279,22 @@ TEST(Environment, TransportSettingsAreRead) {
   Config c = configOf({{"COLLC_TRANSPORT", "MPI"},
                        {"COLLC_SHM_SEGMENT", "64k"},
                        {"COLLC_SHM_FAST", "off"},
+                       {"COLLC_SHM_AFTER", " 0 "},
                        {"COLLC_NODE_MAP", "0,0,1,1"}});
   EXPECT_TRUE(c.warnings.empty()) << c.warnings[0];
   EXPECT_EQ(c.transport.transport, collc::rt::TransportKind::Mpi);
   EXPECT_EQ(c.transport.shmSegmentBytes, 64u << 10);
   EXPECT_FALSE(c.transport.shmFast);
+  EXPECT_EQ(c.transport.shmAfter, 0u);
   EXPECT_EQ(c.transport.nodeMap, (std::vector<int>{0, 0, 1, 1}));
+  EXPECT_EQ(configOf({{"COLLC_SHM_AFTER", "1000000000"}}).transport.shmAfter, 1000000000u);
   for (const char *yes : {"1", "true", "YES", " on "})
     EXPECT_TRUE(configOf({{"COLLC_SHM_FAST", yes}}).transport.shmFast) << yes;
   Config d = configOf({});
   EXPECT_EQ(d.transport.transport, collc::rt::TransportKind::Auto);
   EXPECT_EQ(d.transport.shmSegmentBytes, 32u << 10);
   EXPECT_TRUE(d.transport.shmFast);
+  EXPECT_EQ(d.transport.shmAfter, 16u);
   EXPECT_TRUE(d.transport.nodeMap.empty());
 }
 
@@ -313,6 +317,14 @@ TEST(Environment, EachBadTransportSettingIsOneWarning) {
        "optional K or M suffix, such as 32K); using 32K"},
       {{{"COLLC_SHM_FAST", "maybe"}},
        "COLLC_SHM_FAST='maybe' is not 0 or 1 (or true/false, yes/no, on/off); using 1"},
+      {{{"COLLC_SHM_AFTER", "-1"}},
+       "COLLC_SHM_AFTER='-1' is not a number of calls from 0 to 1000000000; using 16"},
+      {{{"COLLC_SHM_AFTER", "1000000001"}},
+       "COLLC_SHM_AFTER='1000000001' is not a number of calls from 0 to 1000000000; using 16"},
+      {{{"COLLC_SHM_AFTER", "99999999999"}},
+       "COLLC_SHM_AFTER='99999999999' is not a number of calls from 0 to 1000000000; using 16"},
+      {{{"COLLC_SHM_AFTER", "8 calls"}},
+       "COLLC_SHM_AFTER='8 calls' is not a number of calls from 0 to 1000000000; using 16"},
       {{{"COLLC_NODE_MAP", "0,x,1"}},
        "COLLC_NODE_MAP='0,x,1' is not a list of node numbers (0,0,1,1); COLLC_NODE_MAP is "
        "ignored"},
@@ -331,6 +343,7 @@ TEST(Environment, EachBadTransportSettingIsOneWarning) {
     EXPECT_EQ(c.transport.transport, d.transport.transport);
     EXPECT_EQ(c.transport.shmSegmentBytes, d.transport.shmSegmentBytes);
     EXPECT_EQ(c.transport.shmFast, d.transport.shmFast);
+    EXPECT_EQ(c.transport.shmAfter, d.transport.shmAfter);
     EXPECT_EQ(c.transport.nodeMap, d.transport.nodeMap);
   }
 }

@@ -381,6 +381,98 @@ int expectedShmPeers(const Suite &s) {
   return peers;
 }
 
+/// The shared-memory regions this process has mapped (/proc/self/maps).
+int mappedRegions() {
+  FILE *f = std::fopen("/proc/self/maps", "r");
+  if (!f)
+    return -1;
+  int n = 0;
+  char line[4096];
+  while (std::fgets(line, sizeof line, f))
+    n += std::strstr(line, "/dev/shm/collc-") != nullptr;
+  std::fclose(f);
+  return n;
+}
+
+/// A communicator starts on MPI and every rank sets up its shared memory in
+/// the same call: the first blocking one after its first COLLC_SHM_AFTER
+/// executions (default 16; docs/shm-transport.md). Across the move: a
+/// non-blocking execution in flight over MPI while the blocking call that
+/// moves runs, and a persistent request made before it and started after;
+/// every result right, the region mapped exactly from that call on, and
+/// unmapped with the communicator.
+void moveToShm(Suite &s) {
+  collc_set_transport(COLLC_TRANSPORT_AUTO);
+  const char *env = std::getenv("COLLC_SHM_AFTER");
+  const int after = env ? std::atoi(env) : 16;
+  const int p = s.size(), me = s.rank();
+  const sched::Algorithm *ring = nullptr;
+  for (const sched::Algorithm &a : sched::algorithms())
+    if (a.collective == ir::Collective::Allreduce && a.name == "ring")
+      ring = &a;
+  sched::GenOptions g;
+  g.ranks = uint32_t(p);
+  LoadedPlan plan(ring->build(g));
+  const int base = mappedRegions();
+  MPI_Comm c;
+  MPI_Comm_dup(MPI_COMM_WORLD, &c);
+  const int n = 1000;
+  std::vector<double> pin(n), pout(n), a(n), b(n), x(n), y(n);
+  collc_request persistent = COLLC_REQUEST_NULL;
+  s.expect(collc_allreduce_init(plan.plan, pin.data(), pout.data(), n, MPI_DOUBLE, MPI_SUM, c,
+                                &persistent) == COLLC_SUCCESS,
+           std::string("collc_allreduce_init: ") + collc_error_message());
+  // Rank r contributes r + 1 + k + 1000 i to element k: the sum is known.
+  auto fill = [&](std::vector<double> &v, int i) {
+    for (int k = 0; k < n; ++k)
+      v[size_t(k)] = me + 1 + k + 1000.0 * i;
+  };
+  auto right = [&](const std::vector<double> &v, int i) {
+    for (int k = 0; k < n; ++k)
+      if (v[size_t(k)] != p * (p + 1) / 2.0 + p * (k + 1000.0 * i))
+        return false;
+    return true;
+  };
+  // After each start: the region is mapped from the first blocking call
+  // after `after` starts on (from the first use with COLLC_SHM_AFTER=0).
+  int starts = 0;
+  bool moved = after == 0;
+  auto started = [&](const char *what, int i) {
+    ++starts;
+    const int mapped = mappedRegions() - base;
+    const int want = moved && expectedShmPeers(s) > 0 ? 1 : 0;
+    s.expect(mapped == want, std::to_string(mapped) + " regions mapped after execution " +
+                                 std::to_string(starts) + " (" + what + ", iteration " +
+                                 std::to_string(i) + "), not " + std::to_string(want));
+  };
+  for (int i = 0; i < 3 + (after + 2) / 3; ++i) {
+    fill(a, i);
+    collc_request req = COLLC_REQUEST_NULL;
+    s.expect(collc_iallreduce(plan.plan, a.data(), b.data(), n, MPI_DOUBLE, MPI_SUM, c, &req) ==
+                 COLLC_SUCCESS,
+             "collc_iallreduce");
+    started("non-blocking", i);
+    fill(x, i + 1);
+    moved = moved || starts >= after;
+    s.expect(collc_allreduce(plan.plan, x.data(), y.data(), n, MPI_DOUBLE, MPI_SUM, c) ==
+                 COLLC_SUCCESS,
+             "collc_allreduce");
+    started("blocking", i);
+    fill(pin, i + 2);
+    s.expect(collc_start(persistent) == COLLC_SUCCESS, "collc_start");
+    started("persistent", i);
+    s.expect(collc_wait(&persistent) == COLLC_SUCCESS, "the persistent request");
+    s.expect(collc_wait(&req) == COLLC_SUCCESS, "collc_wait");
+    const std::string at = " at iteration " + std::to_string(i);
+    s.expect(right(b, i), "the non-blocking result is wrong" + at);
+    s.expect(right(y, i + 1), "the blocking result is wrong" + at);
+    s.expect(right(pout, i + 2), "the persistent request's result is wrong" + at);
+  }
+  collc_request_free(&persistent);
+  MPI_Comm_free(&c);
+  s.expect(mappedRegions() == base, "the region outlives its communicator");
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
@@ -414,6 +506,7 @@ int main(int argc, char **argv) {
     });
     s.test("every_plan_both_ways", [&] { everyPlan(s, viaMpi, viaShm); });
     s.test("elements_larger_than_a_segment", [&] { bigElements(s, viaShm, peers); });
+    s.test("move_to_shared_memory", [&] { moveToShm(s); });
     s.test("direct_path_bit_for_bit", [&] {
       collc_set_transport(COLLC_TRANSPORT_AUTO);
       directPath(s);

@@ -135,6 +135,10 @@ std::vector<tune::Measurement> measure(const tune::TuneResult *result,
   int me = 0;
   MPI_Comm_rank(comm, &me);
   const auto start = std::chrono::steady_clock::now();
+  // Time the steady state: shared memory from the first timed execution (not
+  // after the communicator's first COLLC_SHM_AFTER over MPI).
+  int shmPeers = 0;
+  (void)collc_comm_shm_peers(comm, &shmPeers);
 
   // Rank 0's request, to every rank (length 0: nothing to measure).
   std::vector<uint8_t> blob;

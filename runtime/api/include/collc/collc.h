@@ -182,7 +182,9 @@ typedef enum collc_transport {
 int collc_set_transport(collc_transport transport);
 int collc_get_transport(collc_transport *transport);
 /* How many other ranks of `comm` this rank reaches through shared memory
- * (0 with the MPI transport). Collective the first time collc sees `comm`. */
+ * (0 with the MPI transport). Sets up the shared memory of a communicator
+ * still on MPI (COLLC_SHM_AFTER), so it is collective the first time collc
+ * sees `comm` and until then. */
 int collc_comm_shm_peers(MPI_Comm comm, int *peers);
 /* How many times shared memory was wanted but MPI used instead (a node where
  * it could not be set up, an element larger than a segment), in this process. */
