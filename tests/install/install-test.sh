@@ -35,11 +35,15 @@ done
 while read -r c; do
   [ -f "$P/share/man/man1/collc-$c.1" ] || fail "no man page for 'collc $c'"
 done <"$work/commands"
-"$P/bin/collc" --version | grep -q "bytecode format" || fail "collc --version: no bytecode format"
+# Output is captured before it is matched: with pipefail, `collc ... | grep -q`
+# fails whenever grep exits before collc has written everything (SIGPIPE).
+out=$("$P/bin/collc" --version) || fail "collc --version failed"
+grep -q "bytecode format" <<<"$out" || fail "collc --version: no bytecode format"
 
 # The installed topologies are the machines the man pages' examples name.
-"$P/bin/collc" simulate ring --ranks 64 --topology "$P/share/collc/topologies/cluster-64x32.yaml" \
-  --bytes 1M | grep -q "^predicted: " || fail "collc simulate on the installed cluster-64x32.yaml"
+out=$("$P/bin/collc" simulate ring --ranks 64 --topology "$P/share/collc/topologies/cluster-64x32.yaml" \
+  --bytes 1M) || fail "collc simulate on the installed cluster-64x32.yaml failed"
+grep -q "^predicted: " <<<"$out" || fail "collc simulate on the installed cluster-64x32.yaml: no prediction"
 
 np=2
 "$P/bin/collc" compile "$P/share/collc/schedules/ring.calgo" --ranks $np -o "$work/ring.cplan"

@@ -115,7 +115,7 @@ check_mpi() {
   done
   if [ "$mpi" = openmpi ]; then
     [ "$(grep -c '^2 *# allreduce$' "$file")" = 1 ] || fail "$mpi: allreduce not once in the file"
-    [ "$(sed 's/#.*//' "$file" | grep . | head -1 | tr -d ' ')" = 7 ] \
+    [ "$(awk '{ sub(/#.*/, ""); gsub(/ /, "") } $0 != "" { print; exit }' "$file")" = 7 ] \
       || fail "$mpi: the file does not count 7 collectives"
   else
     python3 - "$file" <<'PY' || fail "$mpi: the seven collectives are not each tuned once"
