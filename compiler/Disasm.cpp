@@ -25,6 +25,12 @@ ir::Collective toIr(rt::Collective c) {
     return ir::Collective::Scan;
   case rt::Collective::Exscan:
     return ir::Collective::Exscan;
+  case rt::Collective::Alltoall:
+    return ir::Collective::Alltoall;
+  case rt::Collective::Gather:
+    return ir::Collective::Gather;
+  case rt::Collective::Scatter:
+    return ir::Collective::Scatter;
   }
   llvm_unreachable("bad collective");
 }

@@ -35,6 +35,12 @@ rt::Collective toRt(ir::Collective c) {
     return rt::Collective::Scan;
   case ir::Collective::Exscan:
     return rt::Collective::Exscan;
+  case ir::Collective::Alltoall:
+    return rt::Collective::Alltoall;
+  case ir::Collective::Gather:
+    return rt::Collective::Gather;
+  case ir::Collective::Scatter:
+    return rt::Collective::Scatter;
   }
   llvm_unreachable("bad collective");
 }

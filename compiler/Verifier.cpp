@@ -373,6 +373,9 @@ Expectation expectationFor(const ir::Shape &s, uint32_t r) {
     return {required, 0, r >= 1 ? r - 1 : 0};
   case ir::Collective::Allgather:
   case ir::Collective::Bcast:
+  case ir::Collective::Alltoall:
+  case ir::Collective::Gather:
+  case ir::Collective::Scatter:
     return {required, 0, 0};
   }
   llvm_unreachable("bad collective");
@@ -380,7 +383,7 @@ Expectation expectationFor(const ir::Shape &s, uint32_t r) {
 } // namespace
 
 void Verifier::checkResults() {
-  const uint32_t p = shape_.ranks, C = shape_.chunks;
+  const uint32_t p = shape_.ranks;
   for (uint32_t r = 0; r < p; ++r) {
     Expectation want = expectationFor(shape_, r);
     if (!want.required)
@@ -400,16 +403,13 @@ void Verifier::checkResults() {
       }
       bad[k].slots += e - b;
     };
-    // Expected chunk of out slot j is j + expOff.
-    const int64_t expOff = int64_t(ir::outChunk(shape_, r, 0));
-    uint32_t blockLen = shape_.collective == ir::Collective::Allgather ? C / p : out.size();
-    out.visit(0, out.size(), [&](uint32_t b, uint32_t e, const SymVal &sv) {
-      if (sv.v == poisonValue)
-        return;
+    // Runs of out with one expected chunk offset (ir::outChunk(r, j) - j)
+    // and, when data moves, one owner (ir::outOwner): the whole buffer, or
+    // a block where they change per block.
+    auto visitRun = [&](uint32_t b, uint32_t e, const SymVal &sv) {
+      const int64_t expOff = int64_t(ir::outChunk(shape_, r, b)) - int64_t(b);
+      const uint32_t owner = ir::outOwner(shape_, r, b);
       if (sv.v == undefValue) {
-        uint32_t chunk = uint32_t(b + expOff);
-        uint32_t owner = shape_.collective == ir::Collective::Bcast ? shape_.root
-                                                                    : chunk / blockLen;
         note(0, b, e,
              llvm::formatv("holds nothing, expected {0}",
                            dataCollective()
@@ -425,20 +425,9 @@ void Verifier::checkResults() {
         return;
       }
       if (dataCollective()) {
-        // Split the run at owner blocks (allgather); bcast has one owner.
-        for (uint32_t s = b; s < e;) {
-          uint32_t chunk = uint32_t(s + expOff);
-          uint32_t owner = shape_.collective == ir::Collective::Bcast ? shape_.root
-                                                                      : chunk / blockLen;
-          uint32_t end = shape_.collective == ir::Collective::Bcast
-                             ? e
-                             : std::min(e, (owner + 1) * blockLen);
-          if (!(values_.isLeaf(sv.v) && values_.leafRank(sv.v) == owner))
-            note(1, s, end,
-                 llvm::formatv("holds {0}, expected d[{1}]", values_.show(sv.v, true),
-                               owner));
-          s = end;
-        }
+        if (!(values_.isLeaf(sv.v) && values_.leafRank(sv.v) == owner))
+          note(1, b, e,
+               llvm::formatv("holds {0}, expected d[{1}]", values_.show(sv.v, true), owner));
         return;
       }
       if (values_.coversExactly(sv.v, want.lo, want.hi))
@@ -455,6 +444,12 @@ void Verifier::checkResults() {
              llvm::formatv("holds {0}, expected {1} ({2} {3} not belong here)",
                            values_.show(sv.v), exp, ranksPhrase(extra),
                            extra.find_first_of(".,") == std::string::npos ? "does" : "do"));
+    };
+    out.visit(0, out.size(), [&](uint32_t b, uint32_t e, const SymVal &sv) {
+      if (sv.v == poisonValue)
+        return;
+      for (uint32_t s = b; s < e; s = std::min(e, outRunEnd(s)))
+        visitRun(s, std::min(e, outRunEnd(s)), sv);
     });
     const DiagClass classes[] = {DiagClass::MissingContribution, DiagClass::Misplaced,
                                  DiagClass::Misplaced};

@@ -80,6 +80,22 @@ public:
   std::string opRef(uint32_t g) const;
   bool checkOrder() const { return opts_.noncommutative || !shape_.commutative; }
   bool dataCollective() const { return !ir::reduces(shape_.collective); }
+  /// The end of the run of out slots from `slot` on whose expected chunk
+  /// (ir::outChunk) is affine in the slot and whose owner (ir::outOwner) is
+  /// one rank: the slot's block where either changes per block (allgather,
+  /// gather, alltoall), else past any slot.
+  uint32_t outRunEnd(uint32_t slot) const {
+    switch (shape_.collective) {
+    case ir::Collective::Allgather:
+    case ir::Collective::Gather:
+    case ir::Collective::Alltoall: {
+      const uint32_t k = shape_.chunks / shape_.ranks;
+      return (slot / k + 1) * k;
+    }
+    default:
+      return UINT32_MAX;
+    }
+  }
 
 private:
   /// Structure, dependency graphs, successor lists and message matching:

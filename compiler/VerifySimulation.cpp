@@ -89,7 +89,6 @@ void Verifier::writeRange(uint32_t g, const ir::Slots &s, llvm::ArrayRef<Piece> 
   // Slots of in and out are sized for their own chunk (chunks differ by up to
   // one element), so they may only ever hold it; tmp slots hold any chunk.
   const bool ownChunkOnly = L.map == &bufs_[rank][int(ir::Buffer::Out)];
-  const int64_t ownOff = int64_t(ir::outChunk(shape_, rank, 0));
   uint32_t t = 0;
   for (const Piece &pc : pieces) {
     SymVal sv;
@@ -97,22 +96,33 @@ void Verifier::writeRange(uint32_t g, const ir::Slots &s, llvm::ArrayRef<Piece> 
       sv.v = poisonValue;
     else if (pc.v != undefValue)
       sv = SymVal{pc.v, pc.roff - int64_t(start)};
-    if (ownChunkOnly && sv.v > poisonValue && sv.off != ownOff) {
-      if (report(g, DiagClass::Misplaced)) {
-        ir::Slots where{s.buf, s.chunk + t, pc.len};
-        Diagnostic d = opDiag(DiagClass::Misplaced, g);
-        d.slots = where;
-        d.message = llvm::formatv("writes {0} of chunk {1} into {2}, whose slots hold chunk "
-                                  "{3} (only tmp slots may hold any chunk)",
-                                  values_.show(sv.v, dataCollective()),
-                                  int64_t(start + t) + sv.off, ir::describe(where),
-                                  int64_t(start + t) + ownOff)
-                        .str();
-        diags_.add(std::move(d));
+    // Out slots are checked a run of one expected chunk offset at a time
+    // (one block in alltoall, where the offset changes per block).
+    for (uint32_t at = start + t, end = start + t + pc.len; at < end;) {
+      uint32_t runEnd = end;
+      SymVal w = sv;
+      if (ownChunkOnly && sv.v > poisonValue) {
+        runEnd = std::min(end, outRunEnd(at));
+        const int64_t ownOff = int64_t(ir::outChunk(shape_, rank, at)) - int64_t(at);
+        if (sv.off != ownOff) {
+          if (report(g, DiagClass::Misplaced)) {
+            ir::Slots where{s.buf, at - L.offset, runEnd - at};
+            Diagnostic d = opDiag(DiagClass::Misplaced, g);
+            d.slots = where;
+            d.message = llvm::formatv("writes {0} of chunk {1} into {2}, whose slots hold "
+                                      "chunk {3} (only tmp slots may hold any chunk)",
+                                      values_.show(sv.v, dataCollective()),
+                                      int64_t(at) + sv.off, ir::describe(where),
+                                      int64_t(at) + ownOff)
+                            .str();
+            diags_.add(std::move(d));
+          }
+          w = SymVal{poisonValue, 0};
+        }
       }
-      sv = SymVal{poisonValue, 0};
+      L.map->assign(at, runEnd, w);
+      at = runEnd;
     }
-    L.map->assign(start + t, start + t + pc.len, sv);
     t += pc.len;
   }
   assert(t == s.count && "write pieces do not cover the range");

@@ -146,8 +146,8 @@ void PlanLibrary::addFile(const std::string &path, const Config &config,
   }
   auto notServed = [&](rt::Collective c) {
     warnings.push_back("COLLC_PLAN_PATH: '" + path + "' is a plan for " + rt::name(c) +
-                       ", which the interposer does not intercept (only allreduce and "
-                       "reduce); it is not used");
+                       ", which the drop-in does not serve yet (its calls go to native "
+                       "MPI); it is not used");
   };
   if (rt::looksLikeBundle(bytes)) {
     rt::Bundle b;

@@ -33,6 +33,9 @@ gen scan-brent_kung-p4 brent_kung --collective scan --ranks 4
 gen exscan-chain-p3 chain --collective exscan --ranks 3
 gen allgather-bruck-p3 bruck --collective allgather --ranks 3
 gen bcast-scatter_allgather-p3-root2 scatter_allgather --collective bcast --ranks 3 --root 2
+gen alltoall-bruck-p3 bruck --collective alltoall --ranks 3
+gen gather-binomial-p3-root1 binomial --collective gather --ranks 3 --root 1
+gen scatter-binomial-p3-root2 binomial --collective scatter --ranks 3 --root 2
 cp "$root/examples/pair-exchange.yaml" "$corpus/plan/"
 
 # --- bundle: several plans by size, one plan, and reduce plans for two roots.

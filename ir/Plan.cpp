@@ -6,6 +6,9 @@
 #include "llvm/Support/ErrorHandling.h"
 #include "llvm/Support/FormatVariadic.h"
 
+#include <string>
+#include <vector>
+
 namespace collc::ir {
 
 size_t Plan::numOps() const {
@@ -85,6 +88,19 @@ std::optional<Order> parseOrder(OpKind kind, llvm::StringRef s) {
   return std::nullopt;
 }
 
+llvm::StringRef collectiveNames() {
+  static const std::string names = [] {
+    std::vector<std::string> all;
+#define COLLC_COLLECTIVE(Enum, Text, HasRoot, Reduces) all.push_back(Text);
+#include "ir/Collectives.def"
+    std::string s;
+    for (size_t i = 0; i < all.size(); ++i)
+      s += (i == 0 ? "" : i + 1 == all.size() ? " or " : ", ") + all[i];
+    return s;
+  }();
+  return names;
+}
+
 bool hasRoot(Collective c) {
   switch (c) {
 #define COLLC_COLLECTIVE(Enum, Text, HasRoot, Reduces)                                   \
@@ -96,7 +112,21 @@ bool hasRoot(Collective c) {
 }
 
 bool allowsInPlace(Collective c) {
-  return c != Collective::Bcast && c != Collective::ReduceScatterBlock;
+  return c != Collective::Bcast && c != Collective::ReduceScatterBlock &&
+         c != Collective::Scatter;
+}
+
+bool blockCollective(Collective c) {
+  switch (c) {
+  case Collective::ReduceScatterBlock:
+  case Collective::Allgather:
+  case Collective::Alltoall:
+  case Collective::Gather:
+  case Collective::Scatter:
+    return true;
+  default:
+    return false;
+  }
 }
 
 bool reduces(Collective c) {
@@ -129,17 +159,18 @@ bool writesBuf(OpKind k) { return info(k).writes; }
 
 std::optional<uint32_t> bufferSlots(const Shape &shape, uint32_t rank, Buffer buf) {
   const uint32_t C = shape.chunks;
+  const Collective c = shape.collective;
   switch (buf) {
   case Buffer::In:
-    if (shape.collective == Collective::Bcast)
+    if (c == Collective::Bcast || (c == Collective::Scatter && rank != shape.root))
       return std::nullopt;
-    if (shape.collective == Collective::Allgather)
+    if (c == Collective::Allgather || c == Collective::Gather)
       return C / shape.ranks;
     return C;
   case Buffer::Out:
-    if (shape.collective == Collective::Reduce && rank != shape.root)
+    if ((c == Collective::Reduce || c == Collective::Gather) && rank != shape.root)
       return std::nullopt;
-    if (shape.collective == Collective::ReduceScatterBlock)
+    if (c == Collective::ReduceScatterBlock || c == Collective::Scatter)
       return C / shape.ranks;
     return C;
   case Buffer::Tmp:
@@ -149,24 +180,50 @@ std::optional<uint32_t> bufferSlots(const Shape &shape, uint32_t rank, Buffer bu
 }
 
 uint32_t inChunk(const Shape &shape, uint32_t rank, uint32_t slot) {
-  if (shape.collective == Collective::Allgather)
+  if (shape.collective == Collective::Allgather || shape.collective == Collective::Gather)
     return rank * (shape.chunks / shape.ranks) + slot;
   return slot;
 }
 
 uint32_t outChunk(const Shape &shape, uint32_t rank, uint32_t slot) {
-  if (shape.collective == Collective::ReduceScatterBlock)
-    return rank * (shape.chunks / shape.ranks) + slot;
-  return slot;
+  const uint32_t k = shape.chunks / shape.ranks;
+  switch (shape.collective) {
+  case Collective::ReduceScatterBlock:
+  case Collective::Scatter:
+    return rank * k + slot;
+  case Collective::Alltoall:
+    return rank * k + slot % k;
+  default:
+    return slot;
+  }
+}
+
+uint32_t outOwner(const Shape &shape, uint32_t rank, uint32_t slot) {
+  const uint32_t k = shape.chunks / shape.ranks;
+  switch (shape.collective) {
+  case Collective::Allgather:
+  case Collective::Gather:
+  case Collective::Alltoall:
+    return slot / k;
+  case Collective::Bcast:
+  case Collective::Scatter:
+    return shape.root;
+  default:
+    (void)rank;
+    return 0;
+  }
 }
 
 uint32_t inPlaceOffset(const Shape &shape, uint32_t rank) {
-  return shape.collective == Collective::Allgather ? rank * (shape.chunks / shape.ranks) : 0;
+  return shape.collective == Collective::Allgather || shape.collective == Collective::Gather
+             ? rank * (shape.chunks / shape.ranks)
+             : 0;
 }
 
 bool outRequired(const Shape &shape, uint32_t rank) {
   switch (shape.collective) {
   case Collective::Reduce:
+  case Collective::Gather:
     return rank == shape.root;
   case Collective::Exscan:
     return rank >= 1;
@@ -192,9 +249,7 @@ std::optional<ShapeError> checkShape(const Shape &s) {
                 llvm::formatv("root {0} out of range (ranks = {1})", s.root, s.ranks));
   if (!hasRoot(s.collective) && s.root != 0)
     return fail("root", llvm::formatv("{0} has no root", name(s.collective)));
-  if ((s.collective == Collective::ReduceScatterBlock ||
-       s.collective == Collective::Allgather) &&
-      s.chunks % s.ranks != 0)
+  if (blockCollective(s.collective) && s.chunks % s.ranks != 0)
     return fail("chunks",
                 llvm::formatv("{0} needs chunks to be a multiple of ranks (chunks = {1}, "
                               "ranks = {2})",
@@ -210,9 +265,9 @@ std::optional<std::string> checkRange(const Shape &shape, uint32_t rank, const S
                                       llvm::StringRef what) {
   std::optional<uint32_t> n = bufferSlots(shape, rank, s.buf);
   if (!n) {
-    if (s.buf == Buffer::Out)
-      return llvm::formatv("rank {0} has no out buffer (in {1} only the root has one)",
-                           rank, name(shape.collective))
+    if (s.buf == Buffer::Out || (s.buf == Buffer::In && shape.collective == Collective::Scatter))
+      return llvm::formatv("rank {0} has no {1} buffer (in {2} only the root has one)",
+                           rank, name(s.buf), name(shape.collective))
           .str();
     return llvm::formatv("{0} has no {1} buffer", name(shape.collective), name(s.buf)).str();
   }

@@ -3,7 +3,8 @@
 // Invariants of a well-formed plan (checked by ir::checkPlan, by the reader
 // and by the verifier; everything past them may assert):
 //  - shape: ranks >= 1, chunks >= 1, root < ranks (only for collectives with a
-//    root), chunks a multiple of ranks for reduce_scatter_block and allgather;
+//    root), chunks a multiple of ranks for the block collectives
+//    (blockCollective: reduce_scatter_block, allgather, alltoall, gather, scatter);
 //  - programs.size() == ranks;
 //  - every op names buffers its rank has and slot ranges inside them, count >= 1;
 //  - `after` indices are strictly smaller than the op's own index;
@@ -159,6 +160,8 @@ llvm::StringRef name(Buffer b);
 /// Order keyword for `kind` ("recv_first"/"buf_first" or "src_first"/"buf_first").
 llvm::StringRef orderName(OpKind kind, Order o);
 std::optional<Collective> parseCollective(llvm::StringRef s);
+/// Every collective's name, for messages: "allreduce, reduce, ... or scatter".
+llvm::StringRef collectiveNames();
 std::optional<OpKind> parseOpKind(llvm::StringRef s);
 std::optional<Buffer> parseBuffer(llvm::StringRef s);
 std::optional<Order> parseOrder(OpKind kind, llvm::StringRef s);
@@ -167,7 +170,8 @@ bool hasRoot(Collective c);
 /// True when the collective combines values with the user's operation.
 bool reduces(Collective c);
 /// True when a plan of the collective may claim `in_place` (MPI_IN_PLACE):
-/// all but bcast (no input) and reduce_scatter_block.
+/// all but bcast (no input), reduce_scatter_block and scatter (whose root's
+/// out lies inside its in).
 bool allowsInPlace(Collective c);
 bool isMessage(OpKind k);
 bool hasSrc(OpKind k);
@@ -183,10 +187,21 @@ inline bool allowsDst(OpKind k) { return hasOrder(k); }
 /// buffer (docs/plan-format.md, "Buffers"). Precondition: rank < shape.ranks.
 std::optional<uint32_t> bufferSlots(const Shape &shape, uint32_t rank, Buffer buf);
 
+/// True when the collective's buffers are p blocks (reduce_scatter_block,
+/// allgather, alltoall, gather, scatter): chunks must be a multiple of ranks,
+/// and each block is chunks/ranks slots.
+bool blockCollective(Collective c);
+
 /// The vector chunk held by slot `slot` of `rank`'s `in` buffer.
 uint32_t inChunk(const Shape &shape, uint32_t rank, uint32_t slot);
 /// The vector chunk held (as the result) by slot `slot` of `rank`'s `out`.
+/// In alltoall the chunks of a rank's in are numbered by the block's
+/// destination: out slot j·k + i (k = chunks/ranks) of rank r holds chunk
+/// r·k + i of rank j's in, so the chunk is not affine across blocks.
 uint32_t outChunk(const Shape &shape, uint32_t rank, uint32_t slot);
+/// For the collectives that move data (not reduces()): the rank whose data
+/// slot `slot` of `rank`'s out holds at the end.
+uint32_t outOwner(const Shape &shape, uint32_t rank, uint32_t slot);
 /// With `in` and `out` one buffer (in place), the out slot that in slot 0
 /// shares: rank·(chunks/ranks) for allgather, else 0.
 uint32_t inPlaceOffset(const Shape &shape, uint32_t rank);

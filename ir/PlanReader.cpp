@@ -273,9 +273,8 @@ Plan Reader::read(Node root) {
   llvm::StringRef collText = scalar(coll, "collective");
   std::optional<Collective> c = parseCollective(collText);
   if (!c)
-    syntax(coll, llvm::formatv("unknown collective '{0}' (expected allreduce, reduce, "
-                               "reduce_scatter_block, allgather, bcast, scan or exscan)",
-                               collText));
+    syntax(coll, llvm::formatv("unknown collective '{0}' (expected {1})", collText,
+                               collectiveNames()));
   shape.collective = *c;
   plan.algorithm = "custom";
   if (has("algorithm")) {

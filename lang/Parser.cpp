@@ -110,9 +110,8 @@ void Parser::parseHeader() {
       const Token &c = expect(Tok::Ident, "naming the collective");
       std::optional<ir::Collective> coll = ir::parseCollective(c.text);
       if (!coll)
-        fail(c.loc, llvm::formatv("unknown collective '{0}' (expected allreduce, reduce, "
-                                  "reduce_scatter_block, allgather, bcast, scan or exscan)",
-                                  c.text));
+        fail(c.loc, llvm::formatv("unknown collective '{0}' (expected {1})", c.text,
+                                  ir::collectiveNames()));
       m_.collective = *coll;
       haveCollective = true;
       break;
@@ -554,10 +553,9 @@ void Parser::parseAlgRef(AlgRef &ref, llvm::StringRef context) {
   const Token &c = take();
   std::optional<ir::Collective> coll = ir::parseCollective(c.text);
   if (!coll)
-    fail(c.loc, llvm::formatv("unknown collective '{0}' (expected allreduce, reduce, "
-                              "reduce_scatter_block, allgather, bcast, scan or exscan, then the "
-                              "algorithm's name)",
-                              c.text));
+    fail(c.loc, llvm::formatv("unknown collective '{0}' (expected {1}, then the algorithm's "
+                              "name)",
+                              c.text, ir::collectiveNames()));
   ref.collective = *coll;
   ref.alg = parseAlgName("after the collective");
   parseAlgArgs(ref.args, 0);

@@ -56,6 +56,12 @@ int ompiCollective(ir::Collective c) {
     return 13;
   case ir::Collective::Scan:
     return 14;
+  case ir::Collective::Alltoall:
+    return 3;
+  case ir::Collective::Gather:
+    return 9;
+  case ir::Collective::Scatter:
+    return 15;
   }
   return -1;
 }
@@ -70,6 +76,12 @@ std::vector<llvm::StringRef> ompiAlgorithmNames(int id) {
   case 2:
     return {"",     "basic_linear",   "nonoverlapping", "recursive_doubling",
             "ring", "segmented_ring", "rabenseifner"};
+  case 3:
+    return {"", "linear", "pairwise", "modified_bruck", "linear_sync", "two_proc"};
+  case 9:
+    return {"", "basic_linear", "binomial", "linear_sync"};
+  case 15:
+    return {"", "basic_linear", "binomial", "linear_nb"};
   case 7:
     return {"",
             "basic_linear",
@@ -476,6 +488,9 @@ llvm::StringRef mpichSizeKey(ir::Collective c) {
   case ir::Collective::Allreduce:
   case ir::Collective::Reduce:
   case ir::Collective::Bcast:
+  case ir::Collective::Alltoall:
+  case ir::Collective::Gather:
+  case ir::Collective::Scatter:
     return "avg_msg_size";
   case ir::Collective::Allgather:
   case ir::Collective::ReduceScatterBlock:
@@ -573,6 +588,11 @@ std::vector<NativeAlgorithm> nativeAlgorithms(ir::Collective c, NativeFormat f) 
       return {alg("ring", 4), alg("recursive_doubling", 3), alg("bruck", 2)};
     case C::Bcast:
       return {alg("binomial", 6), alg("scatter_allgather", 9)};
+    case C::Alltoall:
+      return {alg("pairwise", 2), alg("bruck", 3), alg("linear", 1)};
+    case C::Gather:
+    case C::Scatter:
+      return {alg("binomial", 2), alg("linear", 1)};
     }
     return {};
   }
@@ -600,6 +620,13 @@ std::vector<NativeAlgorithm> nativeAlgorithms(ir::Collective c, NativeFormat f) 
   case C::Bcast:
     return {alg("binomial", "MPIR_Bcast_intra_binomial"),
             alg("scatter_allgather", "MPIR_Bcast_intra_scatter_ring_allgather")};
+  case C::Alltoall:
+    return {alg("pairwise", "MPIR_Alltoall_intra_pairwise"),
+            alg("bruck", "MPIR_Alltoall_intra_brucks")};
+  case C::Gather:
+    return {alg("binomial", "MPIR_Gather_intra_binomial")};
+  case C::Scatter:
+    return {alg("binomial", "MPIR_Scatter_intra_binomial")};
   }
   return {};
 }

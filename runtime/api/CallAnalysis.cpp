@@ -72,9 +72,20 @@ Status analyzeCall(const Shape &shape, bool planInPlace, const Call &call, CallP
     outElems = variable ? uint64_t(call.recvcounts[r]) : count;
     break;
   case Collective::Allgather:
+  case Collective::Gather: // count per rank, p blocks at the root
     how.total = p * count;
     how.inElems = count;
     outElems = how.total;
+    break;
+  case Collective::Alltoall: // count per block, p blocks each way
+    how.total = p * count;
+    how.inElems = how.total;
+    outElems = how.total;
+    break;
+  case Collective::Scatter: // p blocks at the root, count per rank
+    how.total = p * count;
+    how.inElems = how.total;
+    outElems = count;
     break;
   default: // allreduce, reduce, scan, exscan, bcast
     how.total = count;
@@ -82,22 +93,32 @@ Status analyzeCall(const Shape &shape, bool planInPlace, const Call &call, CallP
     outElems = count;
     break;
   }
-  how.hasIn = c != Collective::Bcast;
-  how.hasOut = c != Collective::Reduce || how.rank == call.root;
+  const bool root = how.rank == call.root;
+  how.hasIn = c != Collective::Bcast && (c != Collective::Scatter || root);
+  how.hasOut = (c != Collective::Reduce && c != Collective::Gather) || root;
   if (!how.hasIn)
     how.inElems = 0;
 
   // Buffers, and MPI_IN_PLACE as each collective defines it.
   how.inPlace = how.hasIn && call.sendbuf == MPI_IN_PLACE;
-  if (how.hasOut && call.recvbuf == MPI_IN_PLACE) // a reduce's non-root ignores it
-    return argError("recvbuf cannot be MPI_IN_PLACE");
+  // Scatter's root passes MPI_IN_PLACE as recvbuf: its block stays in
+  // sendbuf, and the plan's out is a private buffer.
+  const bool scatterInPlace = c == Collective::Scatter && root && call.recvbuf == MPI_IN_PLACE;
+  if (how.hasOut && call.recvbuf == MPI_IN_PLACE && !scatterInPlace)
+    return argError(c == Collective::Scatter
+                        ? "recvbuf can be MPI_IN_PLACE only at the root of a scatter"
+                        : "recvbuf cannot be MPI_IN_PLACE");
+  if (how.inPlace && c == Collective::Scatter)
+    return argError("a scatter's MPI_IN_PLACE is the root's recvbuf, not its sendbuf");
   if (how.inPlace && !how.hasOut)
-    return argError("MPI_IN_PLACE is only allowed at the root of a reduce");
+    return argError("MPI_IN_PLACE is only allowed at the root of a " +
+                    std::string(name(c)));
   // Exscan's rank 0 may pass no recvbuf (MPI: not significant there) unless
   // its input is in it; its plan's out is then scratch. The same path on
   // every rank either way.
-  how.scratchOut = c == Collective::Exscan && how.rank == 0 && !how.inPlace && outElems > 0 &&
-                   !call.recvbuf;
+  how.scratchOut = (c == Collective::Exscan && how.rank == 0 && !how.inPlace && outElems > 0 &&
+                    !call.recvbuf) ||
+                   (scatterInPlace && outElems > 0);
   if ((how.hasIn && !how.inPlace && how.inElems > 0 && !call.sendbuf) ||
       (how.hasOut && outElems > 0 && !call.recvbuf && !how.scratchOut))
     return argError("a null buffer with " + std::to_string(how.total) + " elements");
@@ -135,7 +156,7 @@ Status analyzeCall(const Shape &shape, bool planInPlace, const Call &call, CallP
   // Open MPI's MPI_Reduce_local aborts on a derived one (MPI_ERR_OP under
   // MPI_ERRORS_ARE_FATAL), so that is refused here.
   how.extent = size_t(extent);
-  if (how.inPlace && c == Collective::Allgather)
+  if (how.inPlace && (c == Collective::Allgather || c == Collective::Gather))
     how.inAt = static_cast<const char *>(call.recvbuf) + r * count * how.extent;
   how.kernel = nullptr;
   how.commutativeOp = true;

@@ -204,7 +204,7 @@ int makeRequest(collc_plan plan, const Call &call, bool persistent, bool hold,
   if (how.scratchOut) {
     req->outScratch = takeScratch(size_t(how.total) * b.extent + 1);
     if (!req->outScratch)
-      return fail(COLLC_ERR_NOMEM, "out of memory for rank 0's exscan output (no recvbuf)");
+      return fail(COLLC_ERR_NOMEM, "out of memory for the plan's private out (exscan's rank 0 without a recvbuf, scatter's root in place)");
     b.out = req->outScratch.get();
   }
   // In place, `in` is `out` itself (the executor aliases the slots as the
@@ -510,6 +510,9 @@ int collc_reduce_init(collc_plan plan, const void *sendbuf, void *recvbuf, MPI_C
 #define BCAST_PARAMS                                                                          \
   (collc_plan plan, void *buffer, MPI_Count count, MPI_Datatype datatype, int root,           \
    MPI_Comm comm COLLC_REQ)
+#define ROOTED_PARAMS                                                                         \
+  (collc_plan plan, const void *sendbuf, void *recvbuf, MPI_Count count,                      \
+   MPI_Datatype datatype, int root, MPI_Comm comm COLLC_REQ)
 
 #define COLLC_REQ
 COLLC_FAMILY(reduce_scatter_block, ReduceScatterBlock, RSB_PARAMS, sendbuf, recvbuf, recvcount,
@@ -519,6 +522,9 @@ COLLC_FAMILY(scan, Scan, SCAN_PARAMS, sendbuf, recvbuf, count, nullptr, op, 0)
 COLLC_FAMILY(exscan, Exscan, SCAN_PARAMS, sendbuf, recvbuf, count, nullptr, op, 0)
 COLLC_FAMILY(allgather, Allgather, AG_PARAMS, sendbuf, recvbuf, count, nullptr, MPI_OP_NULL, 0)
 COLLC_FAMILY(bcast, Bcast, BCAST_PARAMS, nullptr, buffer, count, nullptr, MPI_OP_NULL, root)
+COLLC_FAMILY(alltoall, Alltoall, AG_PARAMS, sendbuf, recvbuf, count, nullptr, MPI_OP_NULL, 0)
+COLLC_FAMILY(gather, Gather, ROOTED_PARAMS, sendbuf, recvbuf, count, nullptr, MPI_OP_NULL, root)
+COLLC_FAMILY(scatter, Scatter, ROOTED_PARAMS, sendbuf, recvbuf, count, nullptr, MPI_OP_NULL, root)
 #undef COLLC_REQ
 #define COLLC_REQ , collc_request *request
 #define COLLC_BOTH(Name, Coll, Params, SendBuf, RecvBuf, Count, Counts, Op, Root)             \
@@ -531,6 +537,9 @@ COLLC_BOTH(scan, Scan, SCAN_PARAMS, sendbuf, recvbuf, count, nullptr, op, 0)
 COLLC_BOTH(exscan, Exscan, SCAN_PARAMS, sendbuf, recvbuf, count, nullptr, op, 0)
 COLLC_BOTH(allgather, Allgather, AG_PARAMS, sendbuf, recvbuf, count, nullptr, MPI_OP_NULL, 0)
 COLLC_BOTH(bcast, Bcast, BCAST_PARAMS, nullptr, buffer, count, nullptr, MPI_OP_NULL, root)
+COLLC_BOTH(alltoall, Alltoall, AG_PARAMS, sendbuf, recvbuf, count, nullptr, MPI_OP_NULL, 0)
+COLLC_BOTH(gather, Gather, ROOTED_PARAMS, sendbuf, recvbuf, count, nullptr, MPI_OP_NULL, root)
+COLLC_BOTH(scatter, Scatter, ROOTED_PARAMS, sendbuf, recvbuf, count, nullptr, MPI_OP_NULL, root)
 #undef COLLC_REQ
 #undef COLLC_BOTH
 #undef COLLC_FAMILY
@@ -540,6 +549,7 @@ COLLC_BOTH(bcast, Bcast, BCAST_PARAMS, nullptr, buffer, count, nullptr, MPI_OP_N
 #undef SCAN_PARAMS
 #undef AG_PARAMS
 #undef BCAST_PARAMS
+#undef ROOTED_PARAMS
 
 int collc_start(collc_request request) {
   if (!request)

@@ -24,13 +24,43 @@ const char *name(Collective c) {
     return "scan";
   case Collective::Exscan:
     return "exscan";
+  case Collective::Alltoall:
+    return "alltoall";
+  case Collective::Gather:
+    return "gather";
+  case Collective::Scatter:
+    return "scatter";
   }
   return "?";
 }
 
-bool hasRoot(Collective c) { return c == Collective::Reduce || c == Collective::Bcast; }
+bool hasRoot(Collective c) {
+  return c == Collective::Reduce || c == Collective::Bcast || c == Collective::Gather ||
+         c == Collective::Scatter;
+}
 
-bool reduces(Collective c) { return c != Collective::Allgather && c != Collective::Bcast; }
+bool reduces(Collective c) {
+  switch (c) {
+  case Collective::Allreduce:
+  case Collective::Reduce:
+  case Collective::ReduceScatterBlock:
+  case Collective::Scan:
+  case Collective::Exscan:
+    return true;
+  default:
+    return false;
+  }
+}
+
+bool blockCollective(Collective c) {
+  return c == Collective::ReduceScatterBlock || c == Collective::Allgather ||
+         c == Collective::Alltoall || c == Collective::Gather || c == Collective::Scatter;
+}
+
+bool allowsInPlace(Collective c) {
+  return c != Collective::Bcast && c != Collective::ReduceScatterBlock &&
+         c != Collective::Scatter;
+}
 
 const char *name(OpKind k) {
   switch (k) {
@@ -120,15 +150,16 @@ size_t LoadedPlan::numOps() const {
 int64_t bufferSlots(const Shape &s, uint32_t rank, Buffer buf) {
   switch (buf) {
   case Buffer::In:
-    if (s.collective == Collective::Bcast)
+    if (s.collective == Collective::Bcast || (s.collective == Collective::Scatter && rank != s.root))
       return -1;
-    if (s.collective == Collective::Allgather)
+    if (s.collective == Collective::Allgather || s.collective == Collective::Gather)
       return s.chunks / s.ranks;
     return s.chunks;
   case Buffer::Out:
-    if (s.collective == Collective::Reduce && rank != s.root)
+    if ((s.collective == Collective::Reduce || s.collective == Collective::Gather) &&
+        rank != s.root)
       return -1;
-    if (s.collective == Collective::ReduceScatterBlock)
+    if (s.collective == Collective::ReduceScatterBlock || s.collective == Collective::Scatter)
       return s.chunks / s.ranks;
     return s.chunks;
   case Buffer::Tmp:

@@ -26,15 +26,24 @@ enum class Collective : uint8_t {
   Bcast = 4,
   Scan = 5,
   Exscan = 6,
+  Alltoall = 7,
+  Gather = 8,
+  Scatter = 9,
 };
-inline constexpr unsigned numCollectives = 7;
+inline constexpr unsigned numCollectives = 10;
 
 /// Format-v1 name ("reduce_scatter_block").
 const char *name(Collective c);
-/// The shape names a root rank (reduce, bcast).
+/// The shape names a root rank (reduce, bcast, gather, scatter).
 bool hasRoot(Collective c);
 /// Values are combined with the user's operation.
 bool reduces(Collective c);
+/// Buffers are p blocks, so chunks is a multiple of ranks (reduce_scatter_block,
+/// allgather, alltoall, gather, scatter).
+bool blockCollective(Collective c);
+/// A plan may be proven for in and out aliased (not bcast, reduce_scatter_block
+/// or scatter).
+bool allowsInPlace(Collective c);
 
 enum class OpKind : uint8_t { Send, Recv, RecvReduce, Reduce, Copy };
 const char *name(OpKind k);

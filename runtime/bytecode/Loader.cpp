@@ -265,9 +265,7 @@ private:
     if (s.chunks < 1 || s.chunks > maxChunks)
       return invalid(at,
                      "chunks " + num(s.chunks) + " out of range (1.." + num(maxChunks) + ")");
-    if ((s.collective == Collective::ReduceScatterBlock ||
-         s.collective == Collective::Allgather) &&
-        s.chunks % s.ranks != 0)
+    if (blockCollective(s.collective) && s.chunks % s.ranks != 0)
       return invalid(at, std::string(coll) +
                              " needs chunks to be a multiple of ranks (chunks = " +
                              num(s.chunks) + ", ranks = " + num(s.ranks) + ")");
@@ -276,8 +274,7 @@ private:
     if (s.scratch > maxScratch)
       return invalid(at, "scratch " + num(s.scratch) + " out of range (0.." +
                              num(maxScratch) + ")");
-    if (s.inPlace &&
-        (s.collective == Collective::Bcast || s.collective == Collective::ReduceScatterBlock))
+    if (s.inPlace && !allowsInPlace(s.collective))
       return invalid(offFlags, std::string("in_place is not supported for ") + coll);
 
     at = pos_;

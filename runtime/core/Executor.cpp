@@ -94,8 +94,8 @@ Executor::Range Executor::bindRange(Buffer b, uint32_t chunk, uint32_t count, ui
   } else {
     // in and out hold chunks in vector order from their first slot's chunk.
     bool aliased = b == Buffer::In && bufs_.out && bufs_.in == bufs_.out;
-    uint32_t first = b == Buffer::In ? inChunkOf(s, r, chunk) : outChunkOf(s, r, chunk);
-    uint32_t base = (b == Buffer::Out || aliased) ? outChunkOf(s, r, 0) : inChunkOf(s, r, 0);
+    uint32_t first = b == Buffer::In ? inChunkOf(s, r, chunk) : outPlaceOf(s, r, chunk);
+    uint32_t base = (b == Buffer::Out || aliased) ? outPlaceOf(s, r, 0) : inChunkOf(s, r, 0);
     uint64_t from = layout_.begin(first), to = layout_.begin(first + count);
     char *p = static_cast<char *>(aliased ? bufs_.out : slotBase(b));
     add(p + (from - layout_.begin(base)) * ext, to - from);

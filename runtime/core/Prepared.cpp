@@ -36,15 +36,26 @@ uint64_t ChunkLayout::maxChunk() const {
 }
 
 uint32_t inChunkOf(const Shape &s, uint32_t rank, uint32_t slot) {
-  if (s.collective == Collective::Allgather)
+  if (s.collective == Collective::Allgather || s.collective == Collective::Gather)
     return rank * (s.chunks / s.ranks) + slot;
   return slot;
 }
 
 uint32_t outChunkOf(const Shape &s, uint32_t rank, uint32_t slot) {
-  if (s.collective == Collective::ReduceScatterBlock)
-    return rank * (s.chunks / s.ranks) + slot;
-  return slot;
+  const uint32_t k = s.chunks / s.ranks;
+  switch (s.collective) {
+  case Collective::ReduceScatterBlock:
+  case Collective::Scatter:
+    return rank * k + slot;
+  case Collective::Alltoall: // block j of out: chunk rank·k + i of rank j's in
+    return rank * k + slot % k;
+  default:
+    return slot;
+  }
+}
+
+uint32_t outPlaceOf(const Shape &s, uint32_t rank, uint32_t slot) {
+  return s.collective == Collective::Alltoall ? slot : outChunkOf(s, rank, slot);
 }
 
 namespace {

@@ -73,6 +73,11 @@ private:
 /// The chunk held by slot `slot` of `rank`'s in / out buffer.
 uint32_t inChunkOf(const Shape &s, uint32_t rank, uint32_t slot);
 uint32_t outChunkOf(const Shape &s, uint32_t rank, uint32_t slot);
+/// Where slot `slot` of `rank`'s out lies in the call's layout, in chunks:
+/// out holds chunks in layout order from its first slot's place. The chunk
+/// itself but in alltoall, whose out slot j·k + i lies at place j·k + i and
+/// holds chunk rank·k + i of rank j (the same size: every block is cut alike).
+uint32_t outPlaceOf(const Shape &s, uint32_t rank, uint32_t slot);
 
 inline constexpr uint32_t unknownChunk = ~0u;
 

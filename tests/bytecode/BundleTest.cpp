@@ -140,9 +140,9 @@ TEST(Bundle, NamesEachRuleItBreaks) {
   EXPECT_EQ(readError(b), "offset 0x6: reserved bytes are not zero");
 
   b = good;
-  b[rt::bundle::offCollective] = 9;
+  b[rt::bundle::offCollective] = rt::numCollectives;
   repair(b);
-  EXPECT_EQ(readError(b), "offset 0x5: unknown collective code 9");
+  EXPECT_EQ(readError(b), "offset 0x5: unknown collective code 10");
 
   b = good;
   b[rt::bundle::offCollective] = uint8_t(rt::Collective::Reduce);

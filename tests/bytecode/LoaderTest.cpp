@@ -320,8 +320,8 @@ TEST(Loader, AFlippedProofBitFailsTheChecksum) {
 
 TEST(Loader, RejectsUnknownCollective) {
   RawFile f;
-  f.collective = 7;
-  EXPECT_EQ(refuse(f.bytes(), ErrorCode::Malformed), "offset 0x6: unknown collective code 7");
+  f.collective = numCollectives;
+  EXPECT_EQ(refuse(f.bytes(), ErrorCode::Malformed), "offset 0x6: unknown collective code 10");
 }
 
 TEST(Loader, RejectsReservedHeaderByte) {

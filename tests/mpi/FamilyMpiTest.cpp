@@ -16,6 +16,7 @@
 #include "compiler/Lower.h"
 #include "compiler/Prove.h"
 #include "compiler/passes/Pipeline.h"
+#include "schedules/Generators.h"
 #include "tests/mpi/MpiSuite.h"
 #include "tests/support/FamilyPlans.h"
 #include "tools/collc-bench/Calls.h"
@@ -136,6 +137,42 @@ void family(Suite &s) {
     }
 }
 
+/// alltoall, gather and scatter: every library algorithm at this p, every
+/// root, in place where MPI allows it (alltoall's sendbuf, gather's root's
+/// sendbuf, scatter's root's recvbuf), counts with zeros and primes, and a
+/// 16-byte user datatype.
+void blockMovers(Suite &s) {
+  using bench::CallKind;
+  const uint32_t p = uint32_t(s.size());
+  const Workload sumI = bench::builtinWorkload(rt::ReduceOp::Sum, rt::ElemType::Int64);
+  const Workload &mat = bench::matrixWorkload();
+  for (const sched::Algorithm &a : sched::algorithms()) {
+    CallKind k;
+    if (a.collective == ir::Collective::Alltoall)
+      k = CallKind::Alltoall;
+    else if (a.collective == ir::Collective::Gather)
+      k = CallKind::Gather;
+    else if (a.collective == ir::Collective::Scatter)
+      k = CallKind::Scatter;
+    else
+      continue;
+    for (uint32_t root = 0; root < (ir::hasRoot(a.collective) ? p : 1); ++root) {
+      sched::GenOptions g;
+      g.ranks = p;
+      g.root = root;
+      if (!a.accepts(g))
+        continue;
+      LoadedPlan plan(a.build(g));
+      for (bool inPlace : {false, true})
+        for (const Workload *w : {&sumI, &mat})
+          for (uint64_t n : {0ull, 1ull, 3ull, 1000ull}) {
+            bench::Call c(k, *w, MPI_COMM_WORLD, n * p, inPlace, int(root));
+            runAllModes(s, c, plan.plan);
+          }
+    }
+  }
+}
+
 /// Refusals: a commutative-only plan and a non-commutative operation, shape
 /// mismatches, bad recvcounts — each before anything is sent.
 void refusals(Suite &s) {
@@ -161,6 +198,25 @@ void refusals(Suite &s) {
              COLLC_ERR_ARG, "a negative recvcount");
   expectCode(collc_bcast(rsb.plan, buf.data(), 4, MPI_INT64_T, 0, MPI_COMM_WORLD),
              COLLC_ERR_SHAPE, "a reduce-scatter plan for bcast");
+  sched::GenOptions g;
+  g.ranks = p;
+  g.root = p - 1;
+  LoadedPlan scatter(sched::findAlgorithm(ir::Collective::Scatter, "binomial")->build(g));
+  LoadedPlan gather(sched::findAlgorithm(ir::Collective::Gather, "binomial")->build(g));
+  expectCode(collc_scatter(scatter.plan, buf.data(), buf.data() + 32 * p, 1, MPI_INT64_T, 0,
+                           MPI_COMM_WORLD),
+             p > 1 ? COLLC_ERR_SHAPE : COLLC_SUCCESS, "a scatter plan for another root");
+  // MPI_IN_PLACE only where MPI allows it: refused on the rank that misuses
+  // it, before anything is sent (the others make no call).
+  const bool last = uint32_t(s.rank()) == p - 1;
+  if (last)
+    expectCode(collc_scatter(scatter.plan, MPI_IN_PLACE, buf.data() + 32 * p, 1, MPI_INT64_T,
+                             int(p) - 1, MPI_COMM_WORLD),
+               COLLC_ERR_ARG, "scatter with MPI_IN_PLACE as the root's sendbuf");
+  else
+    expectCode(collc_gather(gather.plan, MPI_IN_PLACE, nullptr, 1, MPI_INT64_T, int(p) - 1,
+                            MPI_COMM_WORLD),
+               COLLC_ERR_ARG, "gather with MPI_IN_PLACE at a non-root rank");
 }
 
 /// The C++ wrapper's family calls: a scan blocking and through request().
@@ -200,6 +256,7 @@ int main(int argc, char **argv) {
     if (s.rank() == 0)
       std::printf("collc family suite on %d ranks\n", s.size());
     s.test("family", [&] { family(s); });
+    s.test("block_movers", [&] { blockMovers(s); });
     s.test("refusals", [&] { refusals(s); });
     s.test("cpp_wrapper", [&] { cppWrapper(s); });
     status = s.finish();

@@ -72,6 +72,12 @@ bench::CallKind kindOf(ir::Collective c) {
     return bench::CallKind::Allgather;
   case ir::Collective::Bcast:
     return bench::CallKind::Bcast;
+  case ir::Collective::Alltoall:
+    return bench::CallKind::Alltoall;
+  case ir::Collective::Gather:
+    return bench::CallKind::Gather;
+  case ir::Collective::Scatter:
+    return bench::CallKind::Scatter;
   }
   return bench::CallKind::Allreduce;
 }

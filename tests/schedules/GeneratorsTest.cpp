@@ -215,7 +215,11 @@ TEST(Generators, RegistryListsTheAlgorithmsInTheirFixedOrder) {
       "allgather ring",            "allgather recursive_doubling",
       "allgather bruck",           "allgather pairwise",
       "bcast binomial",
-      "bcast scatter_allgather",   "bcast chain"};
+      "bcast scatter_allgather",   "bcast chain",
+      "alltoall pairwise",         "alltoall bruck",
+      "alltoall linear",           "gather binomial",
+      "gather linear",             "scatter binomial",
+      "scatter linear"};
   EXPECT_EQ(got, expected);
 }
 

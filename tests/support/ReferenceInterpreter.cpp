@@ -72,7 +72,15 @@ bool combinesValues(Collective c) {
          c == Collective::ReduceScatterBlock || c == Collective::Scan ||
          c == Collective::Exscan;
 }
-bool hasRootRank(Collective c) { return c == Collective::Reduce || c == Collective::Bcast; }
+bool hasRootRank(Collective c) {
+  return c == Collective::Reduce || c == Collective::Bcast || c == Collective::Gather ||
+         c == Collective::Scatter;
+}
+/// The shape's buffers are p blocks of chunks/p slots.
+bool inBlocks(Collective c) {
+  return c == Collective::ReduceScatterBlock || c == Collective::Allgather ||
+         c == Collective::Alltoall || c == Collective::Gather || c == Collective::Scatter;
+}
 
 // --- values ---------------------------------------------------------------------------
 
@@ -191,13 +199,20 @@ std::optional<uint32_t> Interpreter::slotCount(uint32_t rank, Buffer buf) const 
   const uint32_t C = shape_.chunks, P = shape_.ranks;
   switch (buf) {
   case Buffer::In:
-    if (shape_.collective == Collective::Bcast)
+    if (shape_.collective == Collective::Bcast ||
+        (shape_.collective == Collective::Scatter && rank != shape_.root))
       return std::nullopt;
-    return shape_.collective == Collective::Allgather ? C / P : C;
+    return shape_.collective == Collective::Allgather || shape_.collective == Collective::Gather
+               ? C / P
+               : C;
   case Buffer::Out:
-    if (shape_.collective == Collective::Reduce && rank != shape_.root)
+    if ((shape_.collective == Collective::Reduce || shape_.collective == Collective::Gather) &&
+        rank != shape_.root)
       return std::nullopt;
-    return shape_.collective == Collective::ReduceScatterBlock ? C / P : C;
+    return shape_.collective == Collective::ReduceScatterBlock ||
+                   shape_.collective == Collective::Scatter
+               ? C / P
+               : C;
   case Buffer::Tmp:
     return shape_.scratch;
   }
@@ -205,7 +220,7 @@ std::optional<uint32_t> Interpreter::slotCount(uint32_t rank, Buffer buf) const 
 }
 
 uint32_t Interpreter::inputChunk(uint32_t rank, uint32_t slot) const {
-  if (shape_.collective == Collective::Allgather)
+  if (shape_.collective == Collective::Allgather || shape_.collective == Collective::Gather)
     return rank * (shape_.chunks / shape_.ranks) + slot;
   return slot;
 }
@@ -272,12 +287,12 @@ std::optional<Failure> Interpreter::checkStructure() {
     return bad("chunks must be at least 1");
   if (hasRootRank(s.collective) && s.root >= s.ranks)
     return bad(llvm::formatv("root {0} out of range", s.root));
-  if ((s.collective == Collective::ReduceScatterBlock ||
-       s.collective == Collective::Allgather) &&
-      s.chunks % s.ranks != 0)
+  if (inBlocks(s.collective) && s.chunks % s.ranks != 0)
     return bad("chunks must be a multiple of ranks");
   if (opts_.aliasInOut && s.collective == Collective::ReduceScatterBlock)
     return bad("aliasInOut: MPI_IN_PLACE is not modelled for reduce_scatter_block");
+  if (opts_.aliasInOut && s.collective == Collective::Scatter)
+    return bad("aliasInOut: MPI_IN_PLACE is not modelled for scatter");
 
   for (uint32_t r = 0; r < s.ranks; ++r) {
     const auto &ops = plan_.programs[r].ops;
@@ -711,6 +726,16 @@ std::optional<Failure> Interpreter::checkResults() {
         break;
       case Collective::Bcast:
         f = checkOneResult(r, s, s, {shape_.root});
+        break;
+      case Collective::Alltoall: // block s/k holds rank s/k's block for r
+        f = checkOneResult(r, s, r * (C / P) + s % (C / P), {s / (C / P)});
+        break;
+      case Collective::Gather:
+        if (r == shape_.root)
+          f = checkOneResult(r, s, s, {s / (C / P)});
+        break;
+      case Collective::Scatter:
+        f = checkOneResult(r, s, r * (C / P) + s, {shape_.root});
         break;
       }
       if (f)

@@ -25,6 +25,12 @@ const char *name(CallKind k) {
     return "allgather";
   case CallKind::Bcast:
     return "bcast";
+  case CallKind::Alltoall:
+    return "alltoall";
+  case CallKind::Gather:
+    return "gather";
+  case CallKind::Scatter:
+    return "scatter";
   }
   return "?";
 }
@@ -53,11 +59,28 @@ int planCollective(CallKind k) {
     return COLLC_ALLGATHER;
   case CallKind::Bcast:
     return COLLC_BCAST;
+  case CallKind::Alltoall:
+    return COLLC_ALLTOALL;
+  case CallKind::Gather:
+    return COLLC_GATHER;
+  case CallKind::Scatter:
+    return COLLC_SCATTER;
   }
   return -1;
 }
 
-bool combines(CallKind k) { return k != CallKind::Allgather && k != CallKind::Bcast; }
+bool combines(CallKind k) {
+  switch (k) {
+  case CallKind::Allgather:
+  case CallKind::Bcast:
+  case CallKind::Alltoall:
+  case CallKind::Gather:
+  case CallKind::Scatter:
+    return false;
+  default:
+    return true;
+  }
+}
 
 Bytes allocateZeroed(size_t bytes) {
   const size_t rounded = (bytes + 63) / 64 * 64 + 64;
@@ -90,8 +113,16 @@ Call::Call(CallKind kind, const Workload &w, MPI_Comm comm, uint64_t n, bool inP
     outElems_ = blockStart_[r() + 1] - blockStart_[r()];
     break;
   case CallKind::Allgather:
+  case CallKind::Gather:
     total_ = outElems_ = p * block_;
     inElems_ = block_;
+    break;
+  case CallKind::Alltoall:
+    total_ = inElems_ = outElems_ = p * block_;
+    break;
+  case CallKind::Scatter:
+    total_ = inElems_ = p * block_;
+    outElems_ = block_;
     break;
   case CallKind::Bcast:
     total_ = outElems_ = n;
@@ -121,10 +152,17 @@ void Call::prepare(uint64_t salt) {
     return;
   }
   fillInput(*w_, rank_, salt, in_.get(), inElems_);
-  const bool hasOut = kind_ != CallKind::Reduce || rank_ == root_;
+  const bool rooted = kind_ == CallKind::Reduce || kind_ == CallKind::Gather;
+  const bool hasOut = !rooted || rank_ == root_;
+  if (kind_ == CallKind::Scatter) {
+    // In place (the root's recvbuf): the root's block stays in sendbuf.
+    if (inPlace_ && rank_ == root_)
+      std::memcpy(out_.get(), in_.get() + r() * block_ * ext, block_ * ext);
+    return;
+  }
+  const bool blockIn = kind_ == CallKind::Allgather || kind_ == CallKind::Gather;
   if (inPlace_ && hasOut)
-    std::memcpy(out_.get() + (kind_ == CallKind::Allgather ? r() * block_ * ext : 0), in_.get(),
-                inElems_ * ext);
+    std::memcpy(out_.get() + (blockIn ? r() * block_ * ext : 0), in_.get(), inElems_ * ext);
 }
 
 std::string Call::check(uint64_t salt) {
@@ -163,6 +201,23 @@ std::string Call::check(uint64_t salt) {
   case CallKind::Bcast:
     fillInput(*w_, root_, salt, want_.get(), n);
     break;
+  case CallKind::Gather:
+    if (rank_ != root_)
+      return "";
+    for (uint64_t q = 0; q < uint64_t(size_); ++q)
+      fillInput(*w_, int(q), salt, want_.get() + q * block_ * ext, block_);
+    break;
+  case CallKind::Alltoall: // rank q's input, block r, as block q
+    for (uint64_t q = 0; q < uint64_t(size_); ++q) {
+      fillInput(*w_, int(q), salt, scratch_.get(), total_);
+      std::memcpy(want_.get() + q * block_ * ext, scratch_.get() + r() * block_ * ext,
+                  block_ * ext);
+    }
+    break;
+  case CallKind::Scatter: // block r of the root's input
+    fillInput(*w_, root_, salt, scratch_.get(), total_);
+    std::memcpy(want_.get(), scratch_.get() + r() * block_ * ext, block_ * ext);
+    break;
   }
   const char *want = want_.get() + at * ext;
   const size_t bad = firstMismatch(*w_, out_.get(), want, n);
@@ -195,13 +250,21 @@ int Call::native() {
     return MPI_Allgather(inPlace_ ? MPI_IN_PLACE : in_.get(), b, t, o, b, t, comm_);
   case CallKind::Bcast:
     return MPI_Bcast(o, n, t, root_, comm_);
+  case CallKind::Alltoall:
+    return MPI_Alltoall(s, b, t, o, b, t, comm_);
+  case CallKind::Gather:
+    return MPI_Gather(inPlace_ && rank_ != root_ ? in_.get() : s, b, t, o, b, t, root_, comm_);
+  case CallKind::Scatter:
+    return MPI_Scatter(in_.get(), b, t, inPlace_ && rank_ == root_ ? MPI_IN_PLACE : o, b, t,
+                       root_, comm_);
   }
   return MPI_ERR_OTHER;
 }
 
 int Call::collc(collc_plan plan, int mode, collc_request *req) {
   void *o = out_.get();
-  const bool reduceNonRoot = kind_ == CallKind::Reduce && rank_ != root_;
+  const bool reduceNonRoot =
+      (kind_ == CallKind::Reduce || kind_ == CallKind::Gather) && rank_ != root_;
   const void *s = reduceNonRoot ? in_.get() : sendbuf();
   void *ro = reduceNonRoot ? nullptr : o;
   const MPI_Count n = MPI_Count(total_), b = MPI_Count(block_);
@@ -230,6 +293,13 @@ int Call::collc(collc_plan plan, int mode, collc_request *req) {
     COLLC_MODES(allgather, s, o, b, t, c);
   case CallKind::Bcast:
     COLLC_MODES(bcast, o, n, t, root_, c);
+  case CallKind::Alltoall:
+    COLLC_MODES(alltoall, s, o, b, t, c);
+  case CallKind::Gather:
+    COLLC_MODES(gather, s, ro, b, t, root_, c);
+  case CallKind::Scatter:
+    COLLC_MODES(scatter, rank_ == root_ ? in_.get() : nullptr,
+                inPlace_ && rank_ == root_ ? MPI_IN_PLACE : o, b, t, root_, c);
   }
 #undef COLLC_MODES
   return COLLC_ERR_ARG;
@@ -245,7 +315,8 @@ std::string Call::describe() const {
   } else {
     s += " n=" + std::to_string(total_);
   }
-  if (kind_ == CallKind::Reduce || kind_ == CallKind::Bcast)
+  if (kind_ == CallKind::Reduce || kind_ == CallKind::Bcast || kind_ == CallKind::Gather ||
+      kind_ == CallKind::Scatter)
     s += " root " + std::to_string(root_);
   return s + (inPlace_ ? " in-place" : "");
 }

@@ -5,12 +5,16 @@
 // collective, a workload (Workload.h), the communicator and a vector of n
 // elements: n is the whole vector (allreduce, reduce, scan, exscan and bcast:
 // the count; reduce-scatters: the input every rank contributes, split into p
-// blocks; allgather: the output, p blocks of what each rank contributes).
+// blocks; allgather and gather: the output, p blocks of what each rank
+// contributes; alltoall: each rank's input and output, p blocks each;
+// scatter: the root's input, p blocks, one to each rank).
 // MPI_Reduce_scatter takes explicit recvcounts, or the even split of n.
 //
 // The model (check): reduce-scatters, block r of the fold x_0 ∘ … ∘ x_{p-1};
 // scan, x_0 ∘ … ∘ x_r; exscan, x_0 ∘ … ∘ x_{r-1} and rank 0's buffer as it
-// was; allgather, block q is rank q's input; bcast, the root's input.
+// was; allgather, block q is rank q's input; bcast, the root's input;
+// alltoall, block q is block r of rank q's input; gather, the root's block q
+// is rank q's input; scatter, block r of the root's input.
 #ifndef COLLC_TOOLS_COLLC_BENCH_CALLS_H
 #define COLLC_TOOLS_COLLC_BENCH_CALLS_H
 
@@ -36,17 +40,22 @@ enum class CallKind {
   Exscan,
   Allgather,
   Bcast,
+  Alltoall,
+  Gather,
+  Scatter,
 };
 inline constexpr CallKind allCallKinds[] = {
-    CallKind::Allreduce, CallKind::Reduce, CallKind::ReduceScatterBlock, CallKind::ReduceScatter,
-    CallKind::Scan,      CallKind::Exscan, CallKind::Allgather,          CallKind::Bcast};
+    CallKind::Allreduce, CallKind::Reduce,   CallKind::ReduceScatterBlock, CallKind::ReduceScatter,
+    CallKind::Scan,      CallKind::Exscan,   CallKind::Allgather,          CallKind::Bcast,
+    CallKind::Alltoall,  CallKind::Gather,   CallKind::Scatter};
 
 /// "allreduce", ..., "reduce_scatter", as the MPI function is named.
 const char *name(CallKind k);
 std::optional<CallKind> parseCallKind(const std::string &s);
 /// The plan collective (COLLC_ALLREDUCE, ...) that serves `k`.
 int planCollective(CallKind k);
-/// Whether `k` combines with an operation (not allgather, bcast).
+/// Whether `k` combines with an operation (not allgather, bcast, alltoall,
+/// gather, scatter).
 bool combines(CallKind k);
 
 struct FreeDeleter {

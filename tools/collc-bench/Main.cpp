@@ -58,15 +58,17 @@ OPTIONS:
                    a user op (MPI_Op_create(commute = 1)). MPI must define OP on T.
   --collective C   time every plan as the MPI call C: allreduce, reduce,
                    reduce_scatter_block, reduce_scatter (evenly split recvcounts),
-                   scan, exscan, allgather or bcast (default: each plan's own
-                   collective; a reduce_scatter_block plan as
+                   scan, exscan, allgather, bcast, alltoall, gather or scatter
+                   (default: each plan's own collective; a reduce_scatter_block plan as
                    MPI_Reduce_scatter_block). A plan for another collective gives a
                    refused row.
   --sizes LIST     vector sizes in bytes, comma separated, with optional K, M, G
                    suffixes (powers of 1024) (default 8,64K,1M): the whole vector —
                    allreduce, reduce, scan, exscan, bcast: the buffer; the
                    reduce-scatters: each rank's input, of which it gets 1/P;
-                   allgather: the result, of which each rank gives 1/P. The element
+                   allgather and gather: the result, of which each rank gives 1/P;
+                   alltoall: each rank's input (and output), P blocks; scatter: the
+                   root's input, of which each rank gets 1/P. The element
                    count is floor(size / element size) (rounded down to a multiple
                    of P where blocks are per rank); the bytes column is what was
                    run. A size smaller than one element (but not 0)
@@ -83,7 +85,8 @@ OPTIONS:
                    0xa5 and compare it with the collective's sequential model: the
                    fold x_0 o x_1 o ... o x_{P-1} in rank order (scan: up to x_r,
                    exscan: up to x_{r-1}; reduce-scatters: rank r's block of it),
-                   allgather's blocks, bcast's root input, computed on every rank
+                   allgather's and gather's blocks, bcast's root input, the
+                   alltoall's and scatter's blocks, computed on every rank
                    by a scalar model
                    of the operation (neither collc's kernels nor MPI's) from inputs
                    each rank regenerates from (rank, index). The inputs make every

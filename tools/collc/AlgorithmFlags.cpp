@@ -90,10 +90,9 @@ llvm::Expected<const lang::Module *> algorithmFromFlags(llvm::StringRef input) {
   }
   std::optional<ir::Collective> c = ir::parseCollective(collective);
   if (!c)
-    return misuse(llvm::formatv("unknown collective '{0}' (expected allreduce, reduce, "
-                                "reduce_scatter_block, allgather, bcast, scan or exscan; collc "
-                                "list shows the algorithms of each)",
-                                collective.getValue()));
+    return misuse(llvm::formatv("unknown collective '{0}' (expected {1}; collc list shows the "
+                                "algorithms of each)",
+                                collective.getValue(), ir::collectiveNames()));
   if (const sched::Algorithm *a = sched::findAlgorithm(*c, input))
     return a->module;
   std::string known;

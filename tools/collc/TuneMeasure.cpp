@@ -104,6 +104,12 @@ bench::CallKind callKindOf(ir::Collective c) {
     return bench::CallKind::Allgather;
   case ir::Collective::Bcast:
     return bench::CallKind::Bcast;
+  case ir::Collective::Alltoall:
+    return bench::CallKind::Alltoall;
+  case ir::Collective::Gather:
+    return bench::CallKind::Gather;
+  case ir::Collective::Scatter:
+    return bench::CallKind::Scatter;
   }
   return bench::CallKind::Allreduce;
 }

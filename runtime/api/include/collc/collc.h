@@ -60,13 +60,16 @@ enum {
   COLLC_ALLGATHER = 3,
   COLLC_BCAST = 4,
   COLLC_SCAN = 5,
-  COLLC_EXSCAN = 6
+  COLLC_EXSCAN = 6,
+  COLLC_ALLTOALL = 7,
+  COLLC_GATHER = 8,
+  COLLC_SCATTER = 9
 };
 
 typedef struct collc_plan_info {
   int collective;      /* COLLC_ALLREDUCE, ... */
   int ranks;           /* communicator size the plan is for */
-  int root;            /* reduce and bcast; 0 otherwise */
+  int root;            /* reduce, bcast, gather, scatter; 0 otherwise */
   int chunks;
   int commutative;     /* 1: only correct for commutative operations */
   int in_place;        /* 1: proven with MPI_IN_PLACE too */
@@ -159,6 +162,33 @@ int collc_ibcast(collc_plan plan, void *buffer, MPI_Count count, MPI_Datatype da
                  int root, MPI_Comm comm, collc_request *request);
 int collc_bcast_init(collc_plan plan, void *buffer, MPI_Count count, MPI_Datatype datatype,
                      int root, MPI_Comm comm, collc_request *request);
+
+/* The collectives that move blocks. count is the elements of one block (one
+ * datatype and count for send and receive, as MPI's sendcount/sendtype with
+ * matching recvcount/recvtype). alltoall: sendbuf and recvbuf hold p blocks;
+ * MPI_IN_PLACE as sendbuf takes the data from recvbuf. gather: every rank
+ * sends one block, the root's recvbuf receives p (only the root's recvbuf is
+ * significant; MPI_IN_PLACE as the root's sendbuf: its block is already in
+ * place). scatter: the root's sendbuf holds p blocks, every rank receives
+ * one (MPI_IN_PLACE as the root's recvbuf: its block stays in sendbuf). */
+int collc_alltoall(collc_plan plan, const void *sendbuf, void *recvbuf, MPI_Count count,
+                   MPI_Datatype datatype, MPI_Comm comm);
+int collc_ialltoall(collc_plan plan, const void *sendbuf, void *recvbuf, MPI_Count count,
+                    MPI_Datatype datatype, MPI_Comm comm, collc_request *request);
+int collc_alltoall_init(collc_plan plan, const void *sendbuf, void *recvbuf, MPI_Count count,
+                        MPI_Datatype datatype, MPI_Comm comm, collc_request *request);
+int collc_gather(collc_plan plan, const void *sendbuf, void *recvbuf, MPI_Count count,
+                 MPI_Datatype datatype, int root, MPI_Comm comm);
+int collc_igather(collc_plan plan, const void *sendbuf, void *recvbuf, MPI_Count count,
+                  MPI_Datatype datatype, int root, MPI_Comm comm, collc_request *request);
+int collc_gather_init(collc_plan plan, const void *sendbuf, void *recvbuf, MPI_Count count,
+                      MPI_Datatype datatype, int root, MPI_Comm comm, collc_request *request);
+int collc_scatter(collc_plan plan, const void *sendbuf, void *recvbuf, MPI_Count count,
+                  MPI_Datatype datatype, int root, MPI_Comm comm);
+int collc_iscatter(collc_plan plan, const void *sendbuf, void *recvbuf, MPI_Count count,
+                   MPI_Datatype datatype, int root, MPI_Comm comm, collc_request *request);
+int collc_scatter_init(collc_plan plan, const void *sendbuf, void *recvbuf, MPI_Count count,
+                       MPI_Datatype datatype, int root, MPI_Comm comm, collc_request *request);
 
 /* *flag = 1 when the request's execution has finished. */
 int collc_test(collc_request *request, int *flag);

@@ -145,6 +145,18 @@ public:
   void bcast(void *buffer, MPI_Count n, MPI_Datatype t, int root, MPI_Comm comm) const {
     check(collc_bcast(p_, buffer, n, t, root, comm));
   }
+  void alltoall(const void *send, void *recv, MPI_Count n, MPI_Datatype t,
+                MPI_Comm comm) const {
+    check(collc_alltoall(p_, send, recv, n, t, comm));
+  }
+  void gather(const void *send, void *recv, MPI_Count n, MPI_Datatype t, int root,
+              MPI_Comm comm) const {
+    check(collc_gather(p_, send, recv, n, t, root, comm));
+  }
+  void scatter(const void *send, void *recv, MPI_Count n, MPI_Datatype t, int root,
+               MPI_Comm comm) const {
+    check(collc_scatter(p_, send, recv, n, t, root, comm));
+  }
   /// The non-blocking or persistent form of a family call:
   /// `call(plan, &request)` is any collc_i* or collc_*_init call bound to its
   /// arguments, e.g. [&](collc_plan p, collc_request *r) { return
