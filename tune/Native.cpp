@@ -56,12 +56,10 @@ int ompiCollective(ir::Collective c) {
     return 13;
   case ir::Collective::Scan:
     return 14;
-  case ir::Collective::Alltoall:
-    return 3;
+  case ir::Collective::Alltoall: // not emitted (nativeAlgorithms)
   case ir::Collective::Gather:
-    return 9;
   case ir::Collective::Scatter:
-    return 15;
+    break;
   }
   return -1;
 }
@@ -76,12 +74,6 @@ std::vector<llvm::StringRef> ompiAlgorithmNames(int id) {
   case 2:
     return {"",     "basic_linear",   "nonoverlapping", "recursive_doubling",
             "ring", "segmented_ring", "rabenseifner"};
-  case 3:
-    return {"", "linear", "pairwise", "modified_bruck", "linear_sync", "two_proc"};
-  case 9:
-    return {"", "basic_linear", "binomial", "linear_sync"};
-  case 15:
-    return {"", "basic_linear", "binomial", "linear_nb"};
   case 7:
     return {"",
             "basic_linear",
@@ -488,15 +480,15 @@ llvm::StringRef mpichSizeKey(ir::Collective c) {
   case ir::Collective::Allreduce:
   case ir::Collective::Reduce:
   case ir::Collective::Bcast:
-  case ir::Collective::Alltoall:
-  case ir::Collective::Gather:
-  case ir::Collective::Scatter:
     return "avg_msg_size";
   case ir::Collective::Allgather:
   case ir::Collective::ReduceScatterBlock:
     return "total_msg_size";
   case ir::Collective::Scan:
   case ir::Collective::Exscan:
+  case ir::Collective::Alltoall: // not emitted (nativeAlgorithms)
+  case ir::Collective::Gather:
+  case ir::Collective::Scatter:
     return "";
   }
   return "";
@@ -588,11 +580,10 @@ std::vector<NativeAlgorithm> nativeAlgorithms(ir::Collective c, NativeFormat f) 
       return {alg("ring", 4), alg("recursive_doubling", 3), alg("bruck", 2)};
     case C::Bcast:
       return {alg("binomial", 6), alg("scatter_allgather", 9)};
-    case C::Alltoall:
-      return {alg("pairwise", 2), alg("bruck", 3), alg("linear", 1)};
+    case C::Alltoall: // not yet: the MPIs select these by a block's bytes
     case C::Gather:
     case C::Scatter:
-      return {alg("binomial", 2), alg("linear", 1)};
+      return {};
     }
     return {};
   }
@@ -621,18 +612,18 @@ std::vector<NativeAlgorithm> nativeAlgorithms(ir::Collective c, NativeFormat f) 
     return {alg("binomial", "MPIR_Bcast_intra_binomial"),
             alg("scatter_allgather", "MPIR_Bcast_intra_scatter_ring_allgather")};
   case C::Alltoall:
-    return {alg("pairwise", "MPIR_Alltoall_intra_pairwise"),
-            alg("bruck", "MPIR_Alltoall_intra_brucks")};
   case C::Gather:
-    return {alg("binomial", "MPIR_Gather_intra_binomial")};
   case C::Scatter:
-    return {alg("binomial", "MPIR_Scatter_intra_binomial")};
+    return {};
   }
   return {};
 }
 
 llvm::Expected<std::vector<NativeRange>> nativeRanges(const TuneResult &r, NativeFormat f) {
   const std::vector<NativeAlgorithm> pairs = nativeAlgorithms(r.options.collective, f);
+  if (pairs.empty())
+    return failure(llvm::formatv("--emit {0}: collc does not write {1}'s selection for {2} yet",
+                                 name(f), mpiName(f), ir::name(r.options.collective)));
   // The candidates that are one of the pairs, each with the times it was
   // simulated at (a duplicate's are its original's).
   std::vector<std::pair<size_t, NativeAlgorithm>> usable;
