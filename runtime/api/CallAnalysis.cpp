@@ -64,7 +64,7 @@ Status analyzeCall(const Shape &shape, bool planInPlace, const Call &call, CallP
     }
   }
   const uint64_t count = variable ? 0 : uint64_t(call.count);
-  uint64_t outElems = 0;
+  uint64_t &outElems = how.outElems;
   switch (c) {
   case Collective::ReduceScatterBlock:
     how.total = variable ? how.blockStart[p] : p * count;
@@ -98,6 +98,8 @@ Status analyzeCall(const Shape &shape, bool planInPlace, const Call &call, CallP
   how.hasOut = (c != Collective::Reduce && c != Collective::Gather) || root;
   if (!how.hasIn)
     how.inElems = 0;
+  if (!how.hasOut)
+    outElems = 0;
 
   // Buffers, and MPI_IN_PLACE as each collective defines it.
   how.inPlace = how.hasIn && call.sendbuf == MPI_IN_PLACE;
@@ -118,7 +120,7 @@ Status analyzeCall(const Shape &shape, bool planInPlace, const Call &call, CallP
   // every rank either way.
   how.scratchOut = (c == Collective::Exscan && how.rank == 0 && !how.inPlace && outElems > 0 &&
                     !call.recvbuf) ||
-                   (scatterInPlace && outElems > 0);
+                   scatterInPlace; // even for count 0: out is never MPI_IN_PLACE itself
   if ((how.hasIn && !how.inPlace && how.inElems > 0 && !call.sendbuf) ||
       (how.hasOut && outElems > 0 && !call.recvbuf && !how.scratchOut))
     return argError("a null buffer with " + std::to_string(how.total) + " elements");

@@ -202,7 +202,7 @@ int makeRequest(collc_plan plan, const Call &call, bool persistent, bool hold,
   b.blockStart = how.blockStart.empty() ? nullptr : how.blockStart.data();
   b.out = how.hasOut ? call.recvbuf : nullptr;
   if (how.scratchOut) {
-    req->outScratch = takeScratch(size_t(how.total) * b.extent + 1);
+    req->outScratch = takeScratch(size_t(how.outElems) * b.extent + 1);
     if (!req->outScratch)
       return fail(COLLC_ERR_NOMEM, "out of memory for the plan's private out (exscan's rank 0 without a recvbuf, scatter's root in place)");
     b.out = req->outScratch.get();

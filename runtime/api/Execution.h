@@ -59,6 +59,7 @@ struct CallPlan {
   size_t extent = 0;
   uint64_t total = 0;   ///< elements of the whole vector (n)
   uint64_t inElems = 0; ///< elements of this rank's input
+  uint64_t outElems = 0; ///< elements of this rank's output (0 where it has none)
   /// Where this rank's input is: sendbuf, or in place inside recvbuf
   /// (allgather: at rank·count elements).
   const void *inAt = nullptr;

@@ -621,8 +621,8 @@ private:
     const Shape &s = plan_.shape;
     const int64_t slots = bufferSlots(s, rank, buf);
     if (slots < 0) {
-      if (buf == Buffer::Out)
-        return invalid(at, "rank " + num(rank) + " has no out buffer (in " +
+      if (buf == Buffer::Out || (buf == Buffer::In && s.collective == Collective::Scatter))
+        return invalid(at, "rank " + num(rank) + " has no " + name(buf) + " buffer (in " +
                                name(s.collective) + " only the root has one)");
       return invalid(at, std::string(name(s.collective)) + " has no " + name(buf) +
                              " buffer");

@@ -684,6 +684,15 @@ TEST(Loader, RejectsMissingOutBufferInReduce) {
                                      "the root has one)");
 }
 
+TEST(Loader, RejectsInBufferAtScattersNonRoot) {
+  RawFile f = threeRanks({0x86, 0x00, 0x00}); // rank 1: copy ... from in[0]
+  f.collective = uint8_t(Collective::Scatter);
+  f.root = 2;
+  EXPECT_EQ(refuse(f.bytes(), ErrorCode::Invalid),
+            at(f.sectionAt(1) + 3) + "rank 1 op 0: rank 1 has no in buffer (in scatter only "
+                                     "the root has one)");
+}
+
 TEST(Loader, RejectsInBufferInBcast) {
   RawFile f = oneRank({0x86, 0x00, 0x00}); // copy in[0] ...
   f.collective = uint8_t(Collective::Bcast);
