@@ -1,9 +1,13 @@
-// dropin/ByteView.cpp: bcast and allgather served as bytes (ByteView.h).
+// dropin/ByteView.cpp: bcast, allgather and the block movers served as bytes
+// (ByteView.h).
 #include "dropin/ByteView.h"
 
+#include <algorithm>
 #include <climits>
 #include <cstdint>
+#include <cstring>
 #include <new>
+#include <vector>
 
 namespace collc::dropin {
 
@@ -11,16 +15,46 @@ int Staging::pack() const {
   if (!in_.used)
     return MPI_SUCCESS;
   int position = 0;
-  return PMPI_Pack(in_.buf, in_.count, in_.type, buf_.get() + in_.at, int(bytes_ - in_.at),
-                   &position, MPI_COMM_SELF);
+  char *to = buf_.get() + in_.at;
+  if (!in_.resized())
+    return PMPI_Pack(in_.buf, in_.count, in_.type, to, int(bytes_ - in_.at), &position,
+                     MPI_COMM_SELF);
+  // Each of the user's blocks cut to the plan's, or filled with zeros.
+  std::vector<char> user(in_.blocks * in_.userBlock + 1);
+  if (int rc = PMPI_Pack(in_.buf, in_.count, in_.type, user.data(), int(user.size()), &position,
+                         MPI_COMM_SELF);
+      rc != MPI_SUCCESS)
+    return rc;
+  const size_t n = std::min(in_.userBlock, in_.planBlock);
+  for (size_t b = 0; b < size_t(in_.blocks); ++b) {
+    std::memcpy(to + b * in_.planBlock, user.data() + b * in_.userBlock, n);
+    std::memset(to + b * in_.planBlock + n, 0, in_.planBlock - n);
+  }
+  return MPI_SUCCESS;
 }
 
 int Staging::unpack() const {
   if (!out_.used)
     return MPI_SUCCESS;
   int position = 0;
-  return PMPI_Unpack(buf_.get() + out_.at, int(bytes_ - out_.at), &position, out_.buf,
-                     out_.count, out_.type, MPI_COMM_SELF);
+  const char *from = buf_.get() + out_.at;
+  if (!out_.resized())
+    return PMPI_Unpack(from, int(bytes_ - out_.at), &position, out_.buf, out_.count,
+                       out_.type, MPI_COMM_SELF);
+  // Each plan block into the first bytes of the user's; a longer user block
+  // keeps the rest as it was.
+  std::vector<char> user(out_.blocks * out_.userBlock + 1);
+  if (out_.userBlock > out_.planBlock)
+    if (int rc = PMPI_Pack(out_.buf, out_.count, out_.type, user.data(), int(user.size()),
+                           &position, MPI_COMM_SELF);
+        rc != MPI_SUCCESS)
+      return rc;
+  const size_t n = std::min(out_.userBlock, out_.planBlock);
+  for (size_t b = 0; b < size_t(out_.blocks); ++b)
+    std::memcpy(user.data() + b * out_.userBlock, from + b * out_.planBlock, n);
+  position = 0;
+  return PMPI_Unpack(user.data(), int(user.size()), &position, out_.buf, out_.count, out_.type,
+                     MPI_COMM_SELF);
 }
 
 bool laidAsBytes(MPI_Datatype type) {
@@ -56,10 +90,93 @@ void *blockOf(void *recvbuf, MPI_Aint offset) {
 
 } // namespace
 
+std::unique_ptr<Staging> Staging::held(std::unique_ptr<Staging> s) {
+  if (s->in_.used)
+    s->inHold_.hold(s->in_.type);
+  if (s->out_.used)
+    s->outHold_.hold(s->out_.type);
+  return s;
+}
+
+int Staging::blocks(const Args &a, int rank, int size, Args &view,
+                    std::unique_ptr<Staging> &staging) {
+  const Coll c = collOf(a.kind);
+  const bool root = rank == a.root; // (alltoall has none)
+  // The significant sides, and the one that decides (ByteView.h).
+  const bool sendSide = c == Coll::Alltoall ? a.sendbuf != MPI_IN_PLACE
+                        : c == Coll::Gather ? !(root && a.sendbuf == MPI_IN_PLACE)
+                                            : root;
+  const bool recvSide = c == Coll::Alltoall ? true
+                        : c == Coll::Gather ? root
+                                            : !(root && a.recvbuf == MPI_IN_PLACE);
+  const bool bySend = (c == Coll::Gather && !root) || (c == Coll::Scatter && root);
+  const int sendBlocks = c == Coll::Gather ? 1 : size;
+  const int recvBlocks = c == Coll::Scatter ? 1 : size;
+  int sendBytes = 0, recvBytes = 0;
+  if ((sendSide && (a.sendcount < 0 || a.sendtype == MPI_DATATYPE_NULL)) ||
+      (recvSide && (a.count < 0 || a.type == MPI_DATATYPE_NULL)))
+    return MPI_ERR_ARG;
+  if (sendSide)
+    if (int rc = bytesOf(a.sendcount, a.sendtype, sendBytes); rc != MPI_SUCCESS)
+      return rc;
+  if (recvSide)
+    if (int rc = bytesOf(a.count, a.type, recvBytes); rc != MPI_SUCCESS)
+      return rc;
+  const int block = bySend ? sendBytes : recvBytes;
+  if (int64_t(block) * size > INT_MAX || int64_t(sendBytes) * sendBlocks > INT_MAX ||
+      int64_t(recvBytes) * recvBlocks > INT_MAX || int64_t(a.count) * recvBlocks > INT_MAX ||
+      int64_t(a.sendcount) * sendBlocks > INT_MAX)
+    return MPI_ERR_COUNT;
+  view.type = MPI_BYTE;
+  view.count = block;
+  view.sendtype = MPI_BYTE;
+  view.sendcount = block;
+  if (block == 0)
+    return MPI_SUCCESS; // nothing moves, on every rank alike
+  const bool stageIn = sendSide && !(sendBytes == block && laidAsBytes(a.sendtype));
+  const bool stageOut = recvSide && !(recvBytes == block && laidAsBytes(a.type));
+  if (!stageIn && !stageOut)
+    return MPI_SUCCESS;
+  // The packed bytes: the send side's blocks, then the receive side's.
+  const size_t inBytes = stageIn ? size_t(sendBlocks) * size_t(block) : 0;
+  const size_t outBytes = stageOut ? size_t(recvBlocks) * size_t(block) : 0;
+  auto s = std::make_unique<Staging>();
+  s->bytes_ = inBytes + outBytes;
+  s->buf_.reset(new (std::nothrow) char[s->bytes_]);
+  if (!s->buf_)
+    return MPI_ERR_NO_MEM;
+  if (stageIn) {
+    s->in_ = {true,      const_cast<void *>(a.sendbuf), a.sendcount * sendBlocks, a.sendtype, 0,
+              sendBlocks, size_t(sendBytes),             size_t(block)};
+    view.sendbuf = s->buf_.get();
+  }
+  if (stageOut) {
+    s->out_ = {true,       a.recvbuf,         a.count * recvBlocks, a.type, inBytes,
+               recvBlocks, size_t(recvBytes), size_t(block)};
+    view.recvbuf = s->buf_.get() + inBytes;
+    // In place, the input is in recvbuf: alltoall's p blocks, the gather
+    // root's own block.
+    if (a.sendbuf == MPI_IN_PLACE && c == Coll::Alltoall) {
+      s->in_ = s->out_;
+    } else if (a.sendbuf == MPI_IN_PLACE && c == Coll::Gather && root) {
+      MPI_Aint lb = 0, extent = 0;
+      if (int rc = PMPI_Type_get_extent(a.type, &lb, &extent); rc != MPI_SUCCESS)
+        return rc;
+      s->in_ = {true, blockOf(a.recvbuf, MPI_Aint(rank) * a.count * extent),
+                a.count, a.type, inBytes + size_t(rank) * size_t(block), 1, size_t(block),
+                size_t(block)};
+    }
+  }
+  staging = Staging::held(std::move(s));
+  return MPI_SUCCESS;
+}
+
 int byteView(const Args &a, int rank, int size, Args &view, std::unique_ptr<Staging> &staging) {
   view = a;
   staging.reset();
   const Coll c = collOf(a.kind);
+  if (movesBlocks(c))
+    return Staging::blocks(a, rank, size, view, staging);
   if (c != Coll::Bcast && c != Coll::Allgather)
     return MPI_SUCCESS;
   int block = 0; // bcast: the message; allgather: one rank's block
@@ -124,11 +241,7 @@ int byteView(const Args &a, int rank, int size, Args &view, std::unique_ptr<Stag
       return MPI_ERR_COUNT;
     s->out_ = {true, a.recvbuf, a.count * size, a.type, 0};
   }
-  if (s->in_.used)
-    s->inHold_.hold(s->in_.type);
-  if (s->out_.used)
-    s->outHold_.hold(s->out_.type);
-  staging = std::move(s);
+  staging = Staging::held(std::move(s));
   return MPI_SUCCESS;
 }
 

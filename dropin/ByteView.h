@@ -1,6 +1,7 @@
-// dropin/ByteView.h: bcast and allgather served as bytes.
+// dropin/ByteView.h: bcast, allgather, alltoall, gather and scatter served as
+// bytes.
 //
-// MPI asks of a bcast or an allgather only that the ranks' type signatures
+// MPI asks of a bcast, an allgather or a block mover only that the ranks' type signatures
 // agree: one rank may pass 4 of a derived type of two ints where another
 // passes 8 MPI_INT, or lay the same ints out in another order, with gaps or
 // with padding. Every rank must still take the same decision (a plan, which
@@ -13,6 +14,18 @@
 // before the run (MPI_Pack: the data this rank sends) and unpacked from it
 // after (MPI_Unpack: what it received). The reductions need none of this:
 // MPI requires the same datatype on every rank of those.
+//
+// Alltoall, gather and scatter have a send side and a receive side, each
+// significant on some ranks only (gather's receive side and scatter's send
+// side at the root alone; MPI_IN_PLACE makes one side of the root's
+// insignificant). What decides is one block's bytes as the significant side
+// that every rank has gives them — alltoall's receive side, gather's send
+// side (the root's receive side), scatter's receive side (the root's send
+// side) — which MPI's matching signatures make equal on every rank. A rank
+// whose other side is of another size has made an erroneous call; it still
+// runs the plan with the others (going native alone would part it from
+// them): each of its blocks is cut to the agreed size or filled with zero
+// bytes, and a receive side longer than the block keeps the rest as it was.
 #ifndef COLLC_DROPIN_BYTEVIEW_H
 #define COLLC_DROPIN_BYTEVIEW_H
 
@@ -39,15 +52,29 @@ public:
   /// After a run: the buffer into the user's receive buffer (nothing if
   /// this rank receives nothing).
   int unpack() const;
+  /// A side of another size than the agreed block (an erroneous call).
+  bool resized() const {
+    return (in_.used && in_.resized()) || (out_.used && out_.resized());
+  }
 
 private:
   friend int byteView(const Args &, int, int, Args &, std::unique_ptr<Staging> &);
+  /// `s` holding the datatypes of the sides it uses.
+  static std::unique_ptr<Staging> held(std::unique_ptr<Staging> s);
+  /// byteView for alltoall, gather and scatter.
+  static int blocks(const Args &a, int rank, int size, Args &view,
+                    std::unique_ptr<Staging> &staging);
   struct Side {
     bool used = false; ///< buf may be MPI_BOTTOM (null) with an absolute datatype
     void *buf = nullptr;
     int count = 0;
     MPI_Datatype type = MPI_DATATYPE_NULL;
     size_t at = 0; ///< offset in the packed bytes
+    /// An erroneous block mover's side of another size: `blocks` blocks of
+    /// `userBlock` bytes here, of `planBlock` bytes in the packed bytes.
+    int blocks = 0;
+    size_t userBlock = 0, planBlock = 0;
+    bool resized() const { return userBlock != planBlock; }
   };
   std::unique_ptr<char[]> buf_;
   size_t bytes_ = 0;
@@ -59,16 +86,18 @@ private:
 /// predefined type whose extent is its size (no padding, lower bound 0).
 bool laidAsBytes(MPI_Datatype type);
 
-/// For a bcast or an allgather, the same call on bytes in `view` (MPI_BYTE;
-/// counts in bytes, the same on every rank) and, when a datatype cannot be
-/// used in place, the Staging its buffers point into. Other collectives:
-/// `view` = `a`. `rank` and `size` are the communicator's. Returns
+/// For a bcast, an allgather or a block mover, the same call on bytes in
+/// `view` (MPI_BYTE; counts in bytes, the same on every rank) and, when a
+/// datatype cannot be used in place, the Staging its buffers point into.
+/// Other collectives: `view` = `a`. `rank` and `size` are the communicator's. Returns
 /// MPI_SUCCESS; MPI_ERR_NO_MEM when this rank cannot allocate the packed
 /// bytes (a failure of this rank alone: the caller must not fall back, or
 /// the ranks would part ways); or another MPI error code when the call
 /// cannot be put as bytes (its size does not fit an int, or MPI refused a
 /// query of an invalid datatype): the caller then hands the original call to
-/// native MPI — the same on every rank, as the byte count is.
+/// native MPI — the same on every rank, as the byte count is. MPI_ERR_ARG: a
+/// block mover's significant count is negative or its datatype null (MPI
+/// reports it).
 int byteView(const Args &a, int rank, int size, Args &view, std::unique_ptr<Staging> &staging);
 
 } // namespace collc::dropin

@@ -26,6 +26,16 @@ Args allgather(Kind k, const void *sendbuf, int sendcount, MPI_Datatype sendtype
   return a;
 }
 
+/// Alltoall, gather and scatter: both sides as MPI gives them (ByteView.h).
+Args blockMover(Kind k, const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
+                MPI_Request *request) {
+  Args a{k, sendbuf, recvbuf, recvcount, recvtype, MPI_OP_NULL, root, comm, request};
+  a.sendcount = sendcount;
+  a.sendtype = sendtype;
+  return a;
+}
+
 Args bcast(Kind k, void *buffer, int count, MPI_Datatype type, int root, MPI_Comm comm,
            MPI_Request *request) {
   return Args{k, nullptr, buffer, count, type, MPI_OP_NULL, root, comm, request};
@@ -120,6 +130,43 @@ COLLC_C int collc_dropin_iallgather(const void *sendbuf, int sendcount, MPI_Data
 COLLC_C int collc_dropin_ibcast(void *buffer, int count, MPI_Datatype type, int root, MPI_Comm comm,
                                 MPI_Request *request) {
   return nonBlocking(bcast(Kind::Ibcast, buffer, count, type, root, comm, request));
+}
+
+COLLC_C int collc_dropin_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                                  void *recvbuf, int recvcount, MPI_Datatype recvtype,
+                                  MPI_Comm comm) {
+  return serve(blockMover(Kind::Alltoall, sendbuf, sendcount, sendtype, recvbuf, recvcount,
+                          recvtype, 0, comm, nullptr));
+}
+COLLC_C int collc_dropin_gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                                void *recvbuf, int recvcount, MPI_Datatype recvtype, int root,
+                                MPI_Comm comm) {
+  return serve(blockMover(Kind::Gather, sendbuf, sendcount, sendtype, recvbuf, recvcount,
+                          recvtype, root, comm, nullptr));
+}
+COLLC_C int collc_dropin_scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                                 void *recvbuf, int recvcount, MPI_Datatype recvtype, int root,
+                                 MPI_Comm comm) {
+  return serve(blockMover(Kind::Scatter, sendbuf, sendcount, sendtype, recvbuf, recvcount,
+                          recvtype, root, comm, nullptr));
+}
+COLLC_C int collc_dropin_ialltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                                   void *recvbuf, int recvcount, MPI_Datatype recvtype,
+                                   MPI_Comm comm, MPI_Request *request) {
+  return nonBlocking(blockMover(Kind::Ialltoall, sendbuf, sendcount, sendtype, recvbuf,
+                                recvcount, recvtype, 0, comm, request));
+}
+COLLC_C int collc_dropin_igather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                                 void *recvbuf, int recvcount, MPI_Datatype recvtype, int root,
+                                 MPI_Comm comm, MPI_Request *request) {
+  return nonBlocking(blockMover(Kind::Igather, sendbuf, sendcount, sendtype, recvbuf, recvcount,
+                                recvtype, root, comm, request));
+}
+COLLC_C int collc_dropin_iscatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                                  void *recvbuf, int recvcount, MPI_Datatype recvtype, int root,
+                                  MPI_Comm comm, MPI_Request *request) {
+  return nonBlocking(blockMover(Kind::Iscatter, sendbuf, sendcount, sendtype, recvbuf, recvcount,
+                                recvtype, root, comm, request));
 }
 
 // A barrier is a blocking collective like the ones collc serves: it ends the

@@ -34,6 +34,12 @@ int collc_dropin_exscan(const void *sendbuf, void *recvbuf, int count, MPI_Datat
 int collc_dropin_allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                            int recvcount, MPI_Datatype recvtype, MPI_Comm comm);
 int collc_dropin_bcast(void *buffer, int count, MPI_Datatype type, int root, MPI_Comm comm);
+int collc_dropin_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                          int recvcount, MPI_Datatype recvtype, MPI_Comm comm);
+int collc_dropin_gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                        int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm);
+int collc_dropin_scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                         int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm);
 
 int collc_dropin_iallreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype type,
                             MPI_Op op, MPI_Comm comm, MPI_Request *request);
@@ -53,6 +59,15 @@ int collc_dropin_iallgather(const void *sendbuf, int sendcount, MPI_Datatype sen
                             MPI_Request *request);
 int collc_dropin_ibcast(void *buffer, int count, MPI_Datatype type, int root, MPI_Comm comm,
                         MPI_Request *request);
+int collc_dropin_ialltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                           void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm,
+                           MPI_Request *request);
+int collc_dropin_igather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                         int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
+                         MPI_Request *request);
+int collc_dropin_iscatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                          int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
+                          MPI_Request *request);
 
 /* A barrier on `comm` is about to start: it ends the calls in turn
  * (Requests.h), as a blocking collective collc serves does. */

@@ -23,20 +23,23 @@
 namespace collc::dropin {
 
 const char *name(Coll c) {
-  static const char *const names[numColls] = {"allreduce", "reduce", "reduce_scatter", "scan",
-                                              "exscan",    "allgather", "bcast"};
+  static const char *const names[numColls] = {
+      "allreduce", "reduce", "reduce_scatter", "scan",   "exscan",
+      "allgather", "bcast",  "alltoall",       "gather", "scatter"};
   return names[unsigned(c)];
 }
 
 const char *collNames() {
-  return "allreduce, reduce, reduce_scatter, scan, exscan, allgather or bcast";
+  return "allreduce, reduce, reduce_scatter, scan, exscan, allgather, bcast, alltoall, gather "
+         "or scatter";
 }
 
 rt::Collective toRt(Coll c) {
   static const rt::Collective colls[numColls] = {
       rt::Collective::Allreduce, rt::Collective::Reduce,    rt::Collective::ReduceScatterBlock,
       rt::Collective::Scan,      rt::Collective::Exscan,    rt::Collective::Allgather,
-      rt::Collective::Bcast};
+      rt::Collective::Bcast,     rt::Collective::Alltoall,  rt::Collective::Gather,
+      rt::Collective::Scatter};
   return colls[unsigned(c)];
 }
 

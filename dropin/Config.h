@@ -27,15 +27,35 @@ namespace collc::dropin {
 /// non-blocking and persistent forms count as their blocking call, and
 /// ReduceScatter covers MPI_Reduce_scatter_block and MPI_Reduce_scatter (one
 /// kind of plan, reduce_scatter_block, serves both).
-enum class Coll : uint8_t { Allreduce, Reduce, ReduceScatter, Scan, Exscan, Allgather, Bcast };
-inline constexpr unsigned numColls = 7;
-/// "allreduce", "reduce", "reduce_scatter", "scan", "exscan", "allgather", "bcast".
+enum class Coll : uint8_t {
+  Allreduce,
+  Reduce,
+  ReduceScatter,
+  Scan,
+  Exscan,
+  Allgather,
+  Bcast,
+  Alltoall,
+  Gather,
+  Scatter
+};
+inline constexpr unsigned numColls = 10;
+/// "allreduce", "reduce", "reduce_scatter", "scan", "exscan", "allgather",
+/// "bcast", "alltoall", "gather", "scatter".
 const char *name(Coll c);
 /// The names, for messages: "allreduce, reduce, ... or bcast".
 const char *collNames();
 rt::Collective toRt(Coll c);
-/// The collective has a root (reduce, bcast).
-inline bool hasRoot(Coll c) { return c == Coll::Reduce || c == Coll::Bcast; }
+/// The collective has a root (reduce, bcast, gather, scatter).
+inline bool hasRoot(Coll c) {
+  return c == Coll::Reduce || c == Coll::Bcast || c == Coll::Gather || c == Coll::Scatter;
+}
+/// The collective moves one block per rank (or per pair of ranks), with a
+/// send side and a receive side of their own datatypes: alltoall, gather,
+/// scatter (dropin/ByteView.h serves them as bytes).
+inline bool movesBlocks(Coll c) {
+  return c == Coll::Alltoall || c == Coll::Gather || c == Coll::Scatter;
+}
 
 /// The pseudo-algorithm that sends a call to native MPI.
 inline constexpr std::string_view nativeAlgorithm = "native";

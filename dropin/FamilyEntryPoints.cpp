@@ -1,7 +1,8 @@
 // dropin/FamilyEntryPoints.cpp: the rest of the reduction family and its
 // building blocks as libcollc_mpi.so exports them (exports.map) —
 // MPI_Reduce_scatter_block, MPI_Reduce_scatter, MPI_Scan, MPI_Exscan,
-// MPI_Allgather, MPI_Bcast and their MPI_I* forms. Each calls its collc_dropin_*
+// MPI_Allgather, MPI_Bcast, and the block movers MPI_Alltoall, MPI_Gather
+// and MPI_Scatter, and their MPI_I* forms. Each calls its collc_dropin_*
 // function (Calls.h), as MPI_Allreduce does (EntryPoints.cpp); MPI_IN_PLACE
 // keeps the meaning each MPI function gives it (the runtime follows the man
 // pages).
@@ -75,4 +76,44 @@ COLLC_EXPORT int MPI_Iallgather(const void *sendbuf, int sendcount, MPI_Datatype
 COLLC_EXPORT int MPI_Ibcast(void *buffer, int count, MPI_Datatype datatype, int root,
                             MPI_Comm comm, MPI_Request *request) {
   return collc_dropin_ibcast(buffer, count, datatype, root, comm, request);
+}
+
+COLLC_EXPORT int MPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                              void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
+  return collc_dropin_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+}
+
+COLLC_EXPORT int MPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                            void *recvbuf, int recvcount, MPI_Datatype recvtype, int root,
+                            MPI_Comm comm) {
+  return collc_dropin_gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root,
+                             comm);
+}
+
+COLLC_EXPORT int MPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                             void *recvbuf, int recvcount, MPI_Datatype recvtype, int root,
+                             MPI_Comm comm) {
+  return collc_dropin_scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root,
+                              comm);
+}
+
+COLLC_EXPORT int MPI_Ialltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                               void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm,
+                               MPI_Request *request) {
+  return collc_dropin_ialltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm,
+                                request);
+}
+
+COLLC_EXPORT int MPI_Igather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                             void *recvbuf, int recvcount, MPI_Datatype recvtype, int root,
+                             MPI_Comm comm, MPI_Request *request) {
+  return collc_dropin_igather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root,
+                              comm, request);
+}
+
+COLLC_EXPORT int MPI_Iscatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                              void *recvbuf, int recvcount, MPI_Datatype recvtype, int root,
+                              MPI_Comm comm, MPI_Request *request) {
+  return collc_dropin_iscatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root,
+                               comm, request);
 }

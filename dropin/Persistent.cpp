@@ -89,6 +89,15 @@ int nativeInit(const Args &a) {
                                 a.comm, a.info, a.request);
   case Kind::BcastInit:
     return COLLC_PINIT(Bcast)(a.recvbuf, a.count, a.type, a.root, a.comm, a.info, a.request);
+  case Kind::AlltoallInit:
+    return COLLC_PINIT(Alltoall)(a.sendbuf, a.sendcount, a.sendtype, a.recvbuf, a.count, a.type,
+                                 a.comm, a.info, a.request);
+  case Kind::GatherInit:
+    return COLLC_PINIT(Gather)(a.sendbuf, a.sendcount, a.sendtype, a.recvbuf, a.count, a.type,
+                               a.root, a.comm, a.info, a.request);
+  case Kind::ScatterInit:
+    return COLLC_PINIT(Scatter)(a.sendbuf, a.sendcount, a.sendtype, a.recvbuf, a.count, a.type,
+                                a.root, a.comm, a.info, a.request);
   default:
     return MPI_ERR_INTERN;
   }

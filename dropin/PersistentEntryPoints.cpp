@@ -1,7 +1,8 @@
 // dropin/PersistentEntryPoints.cpp: the persistent collectives libcollc_mpi.so
 // exports (exports.map) — Open MPI 4.1's MPIX_Allreduce_init, MPIX_Reduce_init,
 // MPIX_Reduce_scatter_block_init, MPIX_Reduce_scatter_init, MPIX_Scan_init,
-// MPIX_Exscan_init, MPIX_Allgather_init and MPIX_Bcast_init (mpi-ext.h), or
+// MPIX_Exscan_init, MPIX_Allgather_init, MPIX_Bcast_init, MPIX_Alltoall_init,
+// MPIX_Gather_init and MPIX_Scatter_init (mpi-ext.h), or
 // MPI 4's MPI_*_init of the same names when built against an MPI 4 library
 // (COLLC_INIT) — and MPI_Start, MPI_Startall and MPI_Request_free, which pass every request
 // that is not collc's to MPI (Persistent.h).
@@ -86,6 +87,41 @@ COLLC_EXPORT int COLLC_INIT(Bcast)(void *buffer, int count, MPI_Datatype datatyp
                                  MPI_Comm comm, MPI_Info info, MPI_Request *request) {
   return init(persistent(Kind::BcastInit, nullptr, buffer, count, datatype, MPI_OP_NULL, root,
                          comm, info, request));
+}
+
+namespace {
+Args blockMover(Kind k, const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info,
+                MPI_Request *request) {
+  Args a = persistent(k, sendbuf, recvbuf, recvcount, recvtype, MPI_OP_NULL, root, comm, info,
+                      request);
+  a.sendcount = sendcount;
+  a.sendtype = sendtype;
+  return a;
+}
+} // namespace
+
+COLLC_EXPORT int COLLC_INIT(Alltoall)(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                                      void *recvbuf, int recvcount, MPI_Datatype recvtype,
+                                      MPI_Comm comm, MPI_Info info, MPI_Request *request) {
+  return init(blockMover(Kind::AlltoallInit, sendbuf, sendcount, sendtype, recvbuf, recvcount,
+                         recvtype, 0, comm, info, request));
+}
+
+COLLC_EXPORT int COLLC_INIT(Gather)(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                                    void *recvbuf, int recvcount, MPI_Datatype recvtype,
+                                    int root, MPI_Comm comm, MPI_Info info,
+                                    MPI_Request *request) {
+  return init(blockMover(Kind::GatherInit, sendbuf, sendcount, sendtype, recvbuf, recvcount,
+                         recvtype, root, comm, info, request));
+}
+
+COLLC_EXPORT int COLLC_INIT(Scatter)(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                                     void *recvbuf, int recvcount, MPI_Datatype recvtype,
+                                     int root, MPI_Comm comm, MPI_Info info,
+                                     MPI_Request *request) {
+  return init(blockMover(Kind::ScatterInit, sendbuf, sendcount, sendtype, recvbuf, recvcount,
+                         recvtype, root, comm, info, request));
 }
 
 #endif // COLLC_HAVE_PERSISTENT

@@ -42,16 +42,14 @@ ir::Collective toIr(Coll c) {
     return ir::Collective::Allgather;
   case Coll::Bcast:
     return ir::Collective::Bcast;
+  case Coll::Alltoall:
+    return ir::Collective::Alltoall;
+  case Coll::Gather:
+    return ir::Collective::Gather;
+  case Coll::Scatter:
+    return ir::Collective::Scatter;
   }
   return ir::Collective::Allreduce;
-}
-
-/// Every collective a plan can implement has an intercepted MPI call.
-bool served(rt::Collective c) {
-  for (unsigned i = 0; i < numColls; ++i)
-    if (toRt(Coll(i)) == c)
-      return true;
-  return false;
 }
 
 bool endsWith(const std::string &s, const char *suffix) {
@@ -144,11 +142,6 @@ void PlanLibrary::addFile(const std::string &path, const Config &config,
     warnings.push_back("COLLC_PLAN_PATH: '" + path + "' is empty; it is not used");
     return;
   }
-  auto notServed = [&](rt::Collective c) {
-    warnings.push_back("COLLC_PLAN_PATH: '" + path + "' is a plan for " + rt::name(c) +
-                       ", which the drop-in does not serve yet (its calls go to native "
-                       "MPI); it is not used");
-  };
   if (rt::looksLikeBundle(bytes)) {
     rt::Bundle b;
     if (rt::Status s = rt::readBundle(bytes, b); !s.ok()) {
@@ -156,8 +149,6 @@ void PlanLibrary::addFile(const std::string &path, const Config &config,
                          s.message() + "); it is not used");
       return;
     }
-    if (!served(b.collective))
-      return notServed(b.collective);
     for (size_t i = 0; i < b.entries.size(); ++i) {
       PlanFile f;
       f.origin = path + "#" + std::to_string(i);
@@ -182,8 +173,6 @@ void PlanLibrary::addFile(const std::string &path, const Config &config,
                        s.message() + "); it is not used");
     return;
   }
-  if (!served(p.shape.collective))
-    return notServed(p.shape.collective);
   PlanFile f;
   f.origin = path;
   f.collective = p.shape.collective;

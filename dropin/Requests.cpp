@@ -143,6 +143,12 @@ int initRequest(const Args &a, int size, collc_plan plan, collc_request *req) {
     return collc_allgather_init(plan, send, a.recvbuf, a.count, a.type, a.comm, req);
   case Coll::Bcast:
     return collc_bcast_init(plan, a.recvbuf, a.count, a.type, a.root, a.comm, req);
+  case Coll::Alltoall:
+    return collc_alltoall_init(plan, send, a.recvbuf, a.count, a.type, a.comm, req);
+  case Coll::Gather:
+    return collc_gather_init(plan, send, a.recvbuf, a.count, a.type, a.root, a.comm, req);
+  case Coll::Scatter:
+    return collc_scatter_init(plan, send, a.recvbuf, a.count, a.type, a.root, a.comm, req);
   }
   return COLLC_ERR_ARG;
 }

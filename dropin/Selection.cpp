@@ -129,6 +129,23 @@ DefaultChoice familyDefault(const CallTraits &t) {
     if (p < bcastMinRanks)
       return {"binomial", "few ranks: binomial tree (at most lg 8 = 3 rounds)"};
     return {"scatter_allgather", "long vector: scatter, then allgather (van de Geijn)"};
+  case Coll::Alltoall: {
+    const uint64_t block = p ? t.bytes / p : 0;
+    if (p == 1)
+      return {"pairwise", "one rank: the plan is a copy"};
+    if (block <= alltoallShortBlockBytes && p >= alltoallBruckMinRanks)
+      return {"bruck", "short blocks, many ranks: Bruck, ceil(lg p) rounds"};
+    if (block < alltoallMediumBlockBytes)
+      return {"linear", "medium blocks: every exchange posted at once"};
+    return {"pairwise", "long blocks: pairwise exchange, one peer a step"};
+  }
+  case Coll::Gather:
+  case Coll::Scatter: {
+    const uint64_t block = p ? t.bytes / p : 0;
+    if (block < gatherLinearBlockBytes)
+      return {"binomial", "short blocks: binomial tree, ceil(lg p) rounds"};
+    return {"linear", "long blocks: each sent once, straight to or from the root"};
+  }
   case Coll::Allreduce:
   case Coll::Reduce:
     break;

@@ -65,6 +65,17 @@ inline constexpr uint64_t allgatherLongBytes = 512 << 10;
 inline constexpr uint64_t bcastShortBytes = 12 << 10;
 inline constexpr uint32_t bcastMinRanks = 8;
 
+/// Alltoall (bytes of one block, MPICH's crossovers): Bruck up to the short
+/// limit on at least alltoallBruckMinRanks ranks, every exchange posted at
+/// once (linear) below the medium one, else the pairwise exchange.
+inline constexpr uint64_t alltoallShortBlockBytes = 256;
+inline constexpr uint32_t alltoallBruckMinRanks = 8;
+inline constexpr uint64_t alltoallMediumBlockBytes = 32 << 10;
+/// Gather and scatter (bytes of one block, Open MPI's intermediate block
+/// size): the binomial tree below, linear from it on (a block relayed up or
+/// down the tree costs more than the latency it saves).
+inline constexpr uint64_t gatherLinearBlockBytes = 6000;
+
 /// A plan file (or bundle entry) that fits the communicator's collective and size.
 struct FileCandidate {
   int id = -1; ///< the caller's index

@@ -71,6 +71,18 @@ int native(const Args &a) {
                            a.comm, a.request);
   case Kind::Ibcast:
     return PMPI_Ibcast(a.recvbuf, a.count, a.type, a.root, a.comm, a.request);
+  case Kind::Alltoall:
+    return PMPI_Alltoall(a.sendbuf, a.sendcount, a.sendtype, a.recvbuf, a.count, a.type, a.comm);
+  case Kind::Gather:
+    return PMPI_Gather(a.sendbuf, a.sendcount, a.sendtype, a.recvbuf, a.count, a.type, a.root,
+                       a.comm);
+  case Kind::Scatter:
+    return PMPI_Scatter(a.sendbuf, a.sendcount, a.sendtype, a.recvbuf, a.count, a.type, a.root,
+                        a.comm);
+  case Kind::Ialltoall:
+  case Kind::Igather:
+  case Kind::Iscatter:
+    return nativeStart(a, a.comm, a.request);
   case Kind::AllreduceInit:
   case Kind::ReduceInit:
   case Kind::ReduceScatterBlockInit:
@@ -79,6 +91,9 @@ int native(const Args &a) {
   case Kind::ExscanInit:
   case Kind::AllgatherInit:
   case Kind::BcastInit:
+  case Kind::AlltoallInit:
+  case Kind::GatherInit:
+  case Kind::ScatterInit:
     return nativeInit(a);
   case Kind::Count:
     break;
@@ -105,6 +120,15 @@ int nativeStart(const Args &a, MPI_Comm comm, MPI_Request *r) {
                            comm, r);
   case Coll::Bcast:
     return PMPI_Ibcast(a.recvbuf, a.count, a.type, a.root, comm, r);
+  case Coll::Alltoall:
+    return PMPI_Ialltoall(a.sendbuf, a.sendcount, a.sendtype, a.recvbuf, a.count, a.type, comm,
+                          r);
+  case Coll::Gather:
+    return PMPI_Igather(a.sendbuf, a.sendcount, a.sendtype, a.recvbuf, a.count, a.type, a.root,
+                        comm, r);
+  case Coll::Scatter:
+    return PMPI_Iscatter(a.sendbuf, a.sendcount, a.sendtype, a.recvbuf, a.count, a.type, a.root,
+                         comm, r);
   }
   return MPI_ERR_INTERN;
 }
@@ -131,7 +155,8 @@ rt::Call runtimeCall(const Args &a, int size, std::vector<MPI_Count> &counts) {
 namespace {
 
 /// The call's count (MPI_Reduce_scatter: the sum of recvcounts) and
-/// whether it is per rank (allgather, reduce_scatter_block: p blocks of it).
+/// whether it is per rank (allgather, reduce_scatter_block and the block
+/// movers: p blocks of it).
 int64_t callCount(const Args &a, const CommState *cs, bool &blocks) {
   int64_t count = a.count;
   if (hasCounts(a.kind)) {
@@ -139,7 +164,8 @@ int64_t callCount(const Args &a, const CommState *cs, bool &blocks) {
     for (int i = 0; a.recvcounts && cs && i < cs->size; ++i)
       count += a.recvcounts[i];
   }
-  blocks = collOf(a.kind) == Coll::Allgather || a.kind == Kind::ReduceScatterBlock ||
+  blocks = collOf(a.kind) == Coll::Allgather || movesBlocks(collOf(a.kind)) ||
+           a.kind == Kind::ReduceScatterBlock ||
            a.kind == Kind::IreduceScatterBlock || a.kind == Kind::ReduceScatterBlockInit;
   return count;
 }
@@ -159,13 +185,14 @@ int64_t wholeBytes(const Args &a, const CommState *cs) {
 /// The send buffer named again as the receive buffer instead of
 /// MPI_IN_PLACE: an erroneous call, which MPI reports (Open MPI:
 /// MPI_ERR_BUFFER) or defines its own way, so native MPI gets it. Reduce
-/// looks at the receive buffer on the root only; bcast has one buffer.
+/// and gather look at the receive buffer on the root only, scatter at the
+/// send buffer on the root only; bcast has one buffer.
 bool aliased(const Args &a, int rank) {
   const Coll c = collOf(a.kind);
-  if (c == Coll::Bcast || a.sendbuf == MPI_IN_PLACE || a.sendbuf == MPI_BOTTOM ||
-      a.sendbuf != a.recvbuf)
+  if (c == Coll::Bcast || a.sendbuf == MPI_IN_PLACE || a.recvbuf == MPI_IN_PLACE ||
+      a.sendbuf == MPI_BOTTOM || a.sendbuf != a.recvbuf || (a.sendbuf == nullptr && movesBlocks(c)))
     return false;
-  return c != Coll::Reduce || rank == a.root;
+  return (c != Coll::Reduce && c != Coll::Gather && c != Coll::Scatter) || rank == a.root;
 }
 
 } // namespace
@@ -262,7 +289,7 @@ int serve(const Args &a) {
   // A blocking collective ends the calls in turn (Requests.h).
   if (cs.window && isBlocking(a.kind))
     finishTurns(g, cs);
-  const bool asBytes = c == Coll::Bcast || c == Coll::Allgather;
+  const bool asBytes = c == Coll::Bcast || c == Coll::Allgather || movesBlocks(c);
   if (int rc = 0; isBlocking(a.kind) && !asBytes && runCached(g, cs, a, rc))
     return rc;
   if (cs.inter)
@@ -271,11 +298,13 @@ int serve(const Args &a) {
     return fallback(g, a, &cs, Reason::ForeignWorld);
   if (hasCounts(a.kind) && !a.recvcounts)
     return fallback(g, a, &cs, Reason::Arguments, "recvcounts is null");
-  if (!hasCounts(a.kind) && a.count < 0)
+  // (The block movers' counts and datatypes are significant on some ranks
+  // only: ByteView checks the ones that are.)
+  if (!hasCounts(a.kind) && !movesBlocks(c) && a.count < 0)
     return fallback(g, a, &cs, Reason::Arguments, "negative count");
   if (hasRoot(c) && (a.root < 0 || a.root >= cs.size))
     return fallback(g, a, &cs, Reason::Arguments, "root out of range");
-  if (a.type == MPI_DATATYPE_NULL || (reduces(c) && a.op == MPI_OP_NULL))
+  if ((!movesBlocks(c) && a.type == MPI_DATATYPE_NULL) || (reduces(c) && a.op == MPI_OP_NULL))
     return fallback(g, a, &cs, Reason::Arguments, "null datatype or operation");
   if (aliased(a, cs.rank))
     return fallback(g, a, &cs, Reason::Arguments,
@@ -300,15 +329,25 @@ int serve(const Args &a) {
                " bytes) is erroneous; collc sends the block with what fits of the send side",
            false);
   }
-  // Bcast and allgather as bytes (ByteView.h): from here on `v` is what runs
-  // and decides; what falls back hands the user's call `a` to native MPI.
+  // Bcast, allgather and the block movers as bytes (ByteView.h): from here
+  // on `v` is what runs and decides; what falls back hands the user's call
+  // `a` to native MPI.
   Args v;
   std::unique_ptr<Staging> staging;
   if (int rc = byteView(a, cs.rank, cs.size, v, staging); rc == MPI_ERR_NO_MEM)
     // This rank alone: falling back would part it from the others.
     return fatal(g, a, cs, "the buffer its datatype is packed into", MPI_ERR_NO_MEM);
+  else if (rc == MPI_ERR_ARG)
+    return fallback(g, a, &cs, Reason::Arguments, "a negative count or a null datatype");
   else if (rc != MPI_SUCCESS)
     return fallback(g, a, &cs, Reason::Refused, "its bytes do not fit an int");
+  if (staging && staging->resized())
+    warn(g,
+         std::string("an MPI_") + (c == Coll::Alltoall ? "Alltoall" : c == Coll::Gather ? "Gather" : "Scatter") +
+             " whose send and receive sides differ in size is erroneous; collc moves blocks of "
+             "the size the other ranks agree on (" + std::to_string(v.count) +
+             " bytes), each cut or filled with zeros",
+         false);
   if (int rc = 0; isBlocking(a.kind) && asBytes && !staging && runCached(g, cs, v, rc))
     return rc;
 

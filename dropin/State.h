@@ -112,7 +112,16 @@ enum class Mode : uint8_t { Blocking, NonBlocking, Persistent };
   X(ScanInit, "scan_init", Scan, Persistent)                                               \
   X(ExscanInit, "exscan_init", Exscan, Persistent)                                         \
   X(AllgatherInit, "allgather_init", Allgather, Persistent)                                \
-  X(BcastInit, "bcast_init", Bcast, Persistent)
+  X(BcastInit, "bcast_init", Bcast, Persistent)                                            \
+  X(Alltoall, "alltoall", Alltoall, Blocking)                                              \
+  X(Gather, "gather", Gather, Blocking)                                                    \
+  X(Scatter, "scatter", Scatter, Blocking)                                                 \
+  X(Ialltoall, "ialltoall", Alltoall, NonBlocking)                                         \
+  X(Igather, "igather", Gather, NonBlocking)                                               \
+  X(Iscatter, "iscatter", Scatter, NonBlocking)                                            \
+  X(AlltoallInit, "alltoall_init", Alltoall, Persistent)                                   \
+  X(GatherInit, "gather_init", Gather, Persistent)                                         \
+  X(ScatterInit, "scatter_init", Scatter, Persistent)
 enum class Kind : uint8_t {
 #define COLLC_X(E, N, C, M) E,
   COLLC_KINDS(COLLC_X)
@@ -130,8 +139,9 @@ inline bool isBlocking(Kind k) { return modeOf(k) == Mode::Blocking; }
 inline bool hasCounts(Kind k) {
   return k == Kind::ReduceScatter || k == Kind::IreduceScatter || k == Kind::ReduceScatterInit;
 }
-/// The collective combines with an operation (not allgather, bcast).
-inline bool reduces(Coll c) { return c != Coll::Allgather && c != Coll::Bcast; }
+/// The collective combines with an operation (not allgather, bcast and the
+/// block movers).
+inline bool reduces(Coll c) { return c != Coll::Allgather && c != Coll::Bcast && !movesBlocks(c); }
 
 // Why a call went to native MPI (one table: enum, stats line, debug log).
 #define COLLC_REASONS(X)                                                                   \
@@ -161,8 +171,9 @@ const char *text(Substitution s);
 
 /// One intercepted call, with MPI's arguments. `count` and `type` are the
 /// call's count and datatype — the receive side where MPI has two (the block
-/// of MPI_Reduce_scatter_block and MPI_Allgather); bcast's one buffer is
-/// `recvbuf`; allgather and bcast have no `op`.
+/// of MPI_Reduce_scatter_block, MPI_Allgather, MPI_Alltoall, MPI_Gather and
+/// MPI_Scatter, whose send side is `sendcount` and `sendtype`); bcast's one
+/// buffer is `recvbuf`; allgather, bcast and the block movers have no `op`.
 struct Args {
   Kind kind;
   const void *sendbuf;
@@ -174,8 +185,8 @@ struct Args {
   MPI_Comm comm;
   MPI_Request *request;
   const int *recvcounts = nullptr;           ///< MPI_Reduce_scatter
-  int sendcount = 0;                         ///< MPI_Allgather
-  MPI_Datatype sendtype = MPI_DATATYPE_NULL; ///< MPI_Allgather
+  int sendcount = 0;                         ///< allgather and the block movers
+  MPI_Datatype sendtype = MPI_DATATYPE_NULL; ///< allgather and the block movers
   MPI_Info info = MPI_INFO_NULL;             ///< the persistent forms
 };
 

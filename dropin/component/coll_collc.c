@@ -17,6 +17,10 @@
  *    operation goes to the module below: Open MPI's MPI_I* functions
  *    attach those handles to the request they get back as if it were one of
  *    Open MPI's own (ompi_coll_base_retain_op), which collc's is not;
+ *  - so are MPI_Ialltoall, MPI_Igather and MPI_Iscatter, whatever their
+ *    datatypes: a rank's own datatypes cannot decide (the ranks may pass
+ *    different ones of one signature, and a gather's non-root has no receive
+ *    datatype), so that all ranks decide alike;
  *  - persistent collectives (MPIX_*_init) are the module below's;
  *  - collc's work ends at MPI_Finalize through an attribute on
  *    MPI_COMM_SELF (deleted first thing in MPI_Finalize, MPI still working),
@@ -196,8 +200,8 @@ static void moduleConstruct(collc_module_t *m) { memset(&m->below, 0, sizeof m->
 #define COLLC_EACH(X)                                                                              \
   X(allreduce)                                                                                     \
   X(reduce) X(reduce_scatter_block) X(reduce_scatter) X(scan) X(exscan) X(allgather) X(bcast)      \
-      X(barrier) X(iallreduce) X(ireduce) X(ireduce_scatter_block) X(ireduce_scatter) X(iscan)     \
-          X(iexscan) X(iallgather) X(ibcast)
+      X(alltoall) X(gather) X(scatter) X(barrier) X(iallreduce) X(ireduce)                         \
+          X(ireduce_scatter_block) X(ireduce_scatter) X(iscan) X(iexscan) X(iallgather) X(ibcast)
 
 static void moduleDestruct(collc_module_t *m) {
 #define RELEASE(name)                                                                              \
@@ -293,6 +297,30 @@ static int allgather(const void *s, int sn, struct ompi_datatype_t *st, void *r,
 static int bcast(void *b, int n, struct ompi_datatype_t *t, int root, struct ompi_communicator_t *c,
                  mca_coll_base_module_t *mod) {
   SERVE(describable(t), M(mod), bcast, collc_dropin_bcast(b, n, t, root, c), b, n, t, root, c);
+}
+/* The block movers look at a datatype only where MPI does (ByteView.h):
+ * another rank's ignored one may be anything. */
+static int alltoall(const void *s, int sn, struct ompi_datatype_t *st, void *r, int rn,
+                    struct ompi_datatype_t *rt, struct ompi_communicator_t *c,
+                    mca_coll_base_module_t *mod) {
+  SERVE(describable(s == MPI_IN_PLACE ? NULL : st) && describable(rt), M(mod), alltoall,
+        collc_dropin_alltoall(s, sn, st, r, rn, rt, c), s, sn, st, r, rn, rt, c);
+}
+static int gather(const void *s, int sn, struct ompi_datatype_t *st, void *r, int rn,
+                  struct ompi_datatype_t *rt, int root, struct ompi_communicator_t *c,
+                  mca_coll_base_module_t *mod) {
+  const int atRoot = ompi_comm_rank(c) == root;
+  SERVE(describable(atRoot && s == MPI_IN_PLACE ? NULL : st) && describable(atRoot ? rt : NULL),
+        M(mod), gather, collc_dropin_gather(s, sn, st, r, rn, rt, root, c), s, sn, st, r, rn, rt,
+        root, c);
+}
+static int scatter(const void *s, int sn, struct ompi_datatype_t *st, void *r, int rn,
+                   struct ompi_datatype_t *rt, int root, struct ompi_communicator_t *c,
+                   mca_coll_base_module_t *mod) {
+  const int atRoot = ompi_comm_rank(c) == root;
+  SERVE(describable(atRoot ? st : NULL) && describable(atRoot && r == MPI_IN_PLACE ? NULL : rt),
+        M(mod), scatter, collc_dropin_scatter(s, sn, st, r, rn, rt, root, c), s, sn, st, r, rn,
+        rt, root, c);
 }
 static int barrier(struct ompi_communicator_t *c, mca_coll_base_module_t *mod) {
   collc_module_t *m = M(mod);

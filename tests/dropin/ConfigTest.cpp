@@ -20,6 +20,7 @@ KnownAlgorithms known() {
   k.names[unsigned(Coll::ReduceScatter)] = {"chain", "ring", "recursive_halving"};
   k.names[unsigned(Coll::Scan)] = {"chain", "recursive_doubling", "brent_kung"};
   k.names[unsigned(Coll::Bcast)] = {"binomial", "scatter_allgather", "chain"};
+  k.names[unsigned(Coll::Gather)] = {"binomial", "linear"};
   return k;
 }
 
@@ -118,11 +119,14 @@ TEST(Rules, RefusesEverythingOutsideTheSubset) {
   EXPECT_EQ(rulesErrors("format: collc-rules/1\nrule:\n"),
             (std::vector<std::string>{"r.yaml:2: unknown key 'rule' (expected format, rules)",
                                       "r.yaml:1: missing 'rules:' (a list of rules, or [] for none)"}));
-  EXPECT_EQ(rulesErrors("format: collc-rules/1\nrules:\n  - {collective: gather, algorithm: x}\n"),
+  EXPECT_EQ(rulesErrors("format: collc-rules/1\nrules:\n  - {collective: gatherv, algorithm: x}\n"),
             std::vector<std::string>{
-                "r.yaml:3: unknown collective 'gather' (expected allreduce, reduce, "
-                "reduce_scatter, scan, exscan, allgather or bcast; each covers its "
-                "non-blocking and persistent forms too)"});
+                "r.yaml:3: unknown collective 'gatherv' (expected allreduce, reduce, "
+                "reduce_scatter, scan, exscan, allgather, bcast, alltoall, gather or scatter; "
+                "each covers its non-blocking and persistent forms too)"});
+  EXPECT_EQ(rulesErrors("format: collc-rules/1\nrules:\n  - {collective: gather, algorithm: x}\n"),
+            std::vector<std::string>{"r.yaml:3: unknown gather algorithm 'x' (known: "
+                                     "binomial, linear, native)"});
   EXPECT_EQ(rulesErrors("format: collc-rules/1\nrules:\n  - {collective: reduce, algorithm: "
                         "ring\n"),
             std::vector<std::string>{"r.yaml:3: a flow mapping '{...}' must end on the same line"});
@@ -136,7 +140,7 @@ TEST(Rules, RefusesEverythingOutsideTheSubset) {
             (std::vector<std::string>{
                 "r.yaml:3: ranks '0': expected N, A-B or A- (rank counts, A <= B)",
                 "r.yaml:3: the rule has no 'collective:' (allreduce, reduce, reduce_scatter, "
-                "scan, exscan, allgather or bcast)",
+                "scan, exscan, allgather, bcast, alltoall, gather or scatter)",
                 "r.yaml:3: the rule has no 'algorithm:'"}));
 }
 
@@ -200,10 +204,10 @@ TEST(Algorithm, AMistakeIsOneWarningAndNothingForced) {
                          "ring, native); COLLC_ALGORITHM is ignored"},
       {"allreduce=ring", "COLLC_ALGORITHM='allreduce=ring': 'allreduce=ring' is not "
                          "COLLECTIVE:ALGORITHM; COLLC_ALGORITHM is ignored"},
-      {"reduce:binomial,alltoall:x", "COLLC_ALGORITHM='reduce:binomial,alltoall:x': unknown "
-                                     "collective 'alltoall' (expected allreduce, reduce, "
-                                     "reduce_scatter, scan, exscan, allgather or bcast); "
-                                     "COLLC_ALGORITHM is ignored"},
+      {"reduce:binomial,alltoallv:x", "COLLC_ALGORITHM='reduce:binomial,alltoallv:x': unknown "
+                                      "collective 'alltoallv' (expected allreduce, reduce, "
+                                      "reduce_scatter, scan, exscan, allgather, bcast, "
+                                      "alltoall, gather or scatter); COLLC_ALGORITHM is ignored"},
       {"allreduce:ring,allreduce:ring", "COLLC_ALGORITHM='allreduce:ring,allreduce:ring': "
                                         "allreduce is given twice; COLLC_ALGORITHM is ignored"},
       {"reduce:", "COLLC_ALGORITHM='reduce:': no algorithm after 'reduce:'; COLLC_ALGORITHM is "

@@ -29,6 +29,12 @@ ir::Collective toIr(Coll c) {
     return ir::Collective::Allgather;
   case Coll::Bcast:
     return ir::Collective::Bcast;
+  case Coll::Alltoall:
+    return ir::Collective::Alltoall;
+  case Coll::Gather:
+    return ir::Collective::Gather;
+  case Coll::Scatter:
+    return ir::Collective::Scatter;
   }
   return ir::Collective::Allreduce;
 }
@@ -114,9 +120,28 @@ TEST(DefaultTable, TheRestOfTheFamily) {
   EXPECT_EQ(pick(call(B, 64, 16 << 10, true, true, 1024)), "binomial"); // 16 elements
 }
 
+// The block movers decide by one block's bytes (the whole vector ÷ p), with
+// MPICH's alltoall crossovers and Open MPI's gather/scatter block size.
+TEST(DefaultTable, TheBlockMovers) {
+  const Coll A = Coll::Alltoall, G = Coll::Gather, S = Coll::Scatter;
+  EXPECT_EQ(pick(call(A, 1, 1 << 20)), "pairwise");
+  EXPECT_EQ(pick(call(A, 8, 8 * 256)), "bruck");            // short blocks, 8 ranks
+  EXPECT_EQ(pick(call(A, 8, 8 * 257)), "linear");
+  EXPECT_EQ(pick(call(A, 7, 7 * 16)), "linear");            // short, but few ranks
+  EXPECT_EQ(pick(call(A, 4, 4 * ((32 << 10) - 1))), "linear");
+  EXPECT_EQ(pick(call(A, 4, 4 * (32 << 10))), "pairwise");  // long blocks
+  EXPECT_EQ(pick(call(A, 64, 64 * (1 << 20))), "pairwise");
+  for (Coll c : {G, S}) {
+    EXPECT_EQ(pick(call(c, 1, 0)), "binomial");
+    EXPECT_EQ(pick(call(c, 8, 8 * 5999)), "binomial");
+    EXPECT_EQ(pick(call(c, 8, 8 * 6000)), "linear");
+    EXPECT_EQ(pick(call(c, 3, 3 << 20)), "linear");
+  }
+}
+
 TEST(DefaultTable, EveryChoiceExistsAndKeepsOrderWhenItMust) {
   for (Coll c : {Coll::Allreduce, Coll::Reduce, Coll::ReduceScatter, Coll::Scan, Coll::Exscan,
-                 Coll::Allgather, Coll::Bcast})
+                 Coll::Allgather, Coll::Bcast, Coll::Alltoall, Coll::Gather, Coll::Scatter})
     for (uint32_t p = 1; p <= 70; ++p)
       for (uint64_t bytes : {0ull, 4ull, 100ull, 2047ull, 2048ull, 5000ull, 65536ull, 1ull << 24})
         for (bool commutative : {true, false})

@@ -5,7 +5,8 @@
  *
  * A plain MPI program. From the seed, every rank draws the same sequence of
  * cases; a case is one collective (MPI_Allreduce, MPI_Reduce, MPI_Scan,
- * MPI_Exscan, MPI_Reduce_scatter_block), a count (0 to C elements, 70000 by
+ * MPI_Exscan, MPI_Reduce_scatter_block, or one that moves blocks and combines
+ * nothing: MPI_Alltoall, MPI_Gather, MPI_Scatter), a count (0 to C elements, 70000 by
  * default), a (datatype, operation) pair — built-in operations on built-in
  * types, MINLOC/MAXLOC on pair types, and user operations: commutative or
  * not, on built-in or derived types, some whose bits depend on the order of
@@ -296,9 +297,12 @@ static void clearPadding(const Kind *k, char *buf, long count) {
 
 /* --- cases -------------------------------------------------------------------------- */
 
-typedef enum { Allreduce, Reduce, Scan, Exscan, ReduceScatterBlock } Coll;
-static const char *const collNames[] = {"allreduce", "reduce", "scan", "exscan",
-                                        "reduce_scatter_block"};
+typedef enum { Allreduce, Reduce, Scan, Exscan, ReduceScatterBlock, Alltoall, Gather, Scatter } Coll;
+static const char *const collNames[] = {"allreduce", "reduce", "scan",     "exscan",
+                                        "reduce_scatter_block", "alltoall", "gather", "scatter"};
+/* The collective moves blocks: no operation, every result exact. */
+static int movesBlocks(Coll c) { return c == Alltoall || c == Gather || c == Scatter; }
+static int rooted(Coll c) { return c == Reduce || c == Gather || c == Scatter; }
 
 static int worldRank, worldSize, failures, verbose;
 static long maxCount = 70000;
@@ -306,8 +310,8 @@ static long maxCount = 70000;
 typedef struct {
   Coll coll;
   const Kind *kind;
-  long count; /* elements per rank (reduce_scatter_block: per block) */
-  int root;   /* comm rank, for reduce */
+  long count; /* elements per rank (reduce_scatter_block and the block movers: per block) */
+  int root;   /* comm rank, for reduce, gather and scatter */
   int commForm;
   int inPlace;
   int inFlight;    /* 0: blocking; else non-blocking calls in flight */
@@ -339,15 +343,21 @@ static Case drawCase(uint64_t seed, int caseNo) {
   Case c;
   memset(&c, 0, sizeof c);
   const int d = below(&r, 100);
-  c.coll = d < 45 ? Allreduce : d < 75 ? Reduce : d < 85 ? Scan : d < 93 ? Exscan
-                                                                   : ReduceScatterBlock;
+  c.coll = d < 40   ? Allreduce
+           : d < 65 ? Reduce
+           : d < 75 ? Scan
+           : d < 82 ? Exscan
+           : d < 88 ? ReduceScatterBlock
+           : d < 92 ? Alltoall
+           : d < 96 ? Gather
+                    : Scatter;
   c.kind = &kinds[below(&r, numKinds)];
   c.count = drawCount(&r);
-  if (c.coll == ReduceScatterBlock && c.count > 4000)
+  if ((c.coll == ReduceScatterBlock || movesBlocks(c.coll)) && c.count > 4000)
     c.count /= 16;
   c.commForm = below(&r, 10) < 5 ? 0 : 1 + below(&r, 4);
   c.root = below(&r, 1 << 20); /* reduced modulo the communicator's size */
-  c.inPlace = below(&r, 10) < 3;
+  c.inPlace = below(&r, 10) < 3 && c.coll != Scatter; /* (its root's recvbuf) */
   c.inFlight = below(&r, 2) ? 0 : 1 + below(&r, 3);
   c.poll = c.inFlight && below(&r, 3) == 0;
   c.freeEarly = c.inFlight && below(&r, 2);
@@ -381,6 +391,9 @@ static int call(const Case *c, MPI_Comm comm, const void *send, void *recv, long
     case Scan: return MPI_Scan(send, recv, n, type, op, comm);
     case Exscan: return MPI_Exscan(send, recv, n, type, op, comm);
     case ReduceScatterBlock: return MPI_Reduce_scatter_block(send, recv, n, type, op, comm);
+    case Alltoall: return MPI_Alltoall(send, n, type, recv, n, type, comm);
+    case Gather: return MPI_Gather(send, n, type, recv, n, type, root, comm);
+    case Scatter: return MPI_Scatter(send, n, type, recv, n, type, root, comm);
     }
   }
   switch (c->coll) {
@@ -389,13 +402,16 @@ static int call(const Case *c, MPI_Comm comm, const void *send, void *recv, long
   case Scan: return MPI_Iscan(send, recv, n, type, op, comm, req);
   case Exscan: return MPI_Iexscan(send, recv, n, type, op, comm, req);
   case ReduceScatterBlock: return MPI_Ireduce_scatter_block(send, recv, n, type, op, comm, req);
+  case Alltoall: return MPI_Ialltoall(send, n, type, recv, n, type, comm, req);
+  case Gather: return MPI_Igather(send, n, type, recv, n, type, root, comm, req);
+  case Scatter: return MPI_Iscatter(send, n, type, recv, n, type, root, comm, req);
   }
   return MPI_ERR_OTHER;
 }
 
 static void describe(const Case *c, int size, int root, char *out, size_t n) {
   char rootText[32] = "";
-  if (c->coll == Reduce)
+  if (rooted(c->coll))
     snprintf(rootText, sizeof rootText, " root %d", root);
   snprintf(out, n, "%s %s count %ld on %s (%d ranks)%s%s%s%s", collNames[c->coll],
            c->kind->name, c->count, commNames[c->commForm], size, rootText,
@@ -427,13 +443,20 @@ static void runCase(uint64_t seed, int caseNo) {
     if (k->user != UserNone)
       MPI_Op_create(userFunction(k->user), k->commute, &op);
 
-    /* Buffers: `in` holds the input (reduce_scatter_block: size blocks),
-     * `out` the result; in place, the input starts in `out`. */
-    const long inCount = c.coll == ReduceScatterBlock ? c.count * size : c.count;
+    /* Buffers: `in` holds the input (reduce_scatter_block, alltoall and
+     * scatter: size blocks), `out` the result (alltoall and gather: size
+     * blocks); in place, the input starts in `out` (gather: in the root's
+     * block). */
+    const int blocksIn = c.coll == ReduceScatterBlock || c.coll == Alltoall || c.coll == Scatter;
+    const int blocksOut = c.coll == Alltoall || c.coll == Gather;
+    const long inCount = blocksIn ? c.count * size : c.count;
+    const long outCount = blocksOut ? c.count * size : c.count;
     const int calls = c.inFlight ? c.inFlight : 1;
     /* Each call's buffers start 64-byte aligned (and are never empty). */
     const size_t inBytes = ((size_t)inCount * k->elemBytes + 64) / 64 * 64;
-    const size_t outBytes = inBytes;
+    /* (reduce_scatter_block in place: its whole input starts in `out`.) */
+    const long outRoom = c.coll == ReduceScatterBlock ? inCount : outCount;
+    const size_t outBytes = ((size_t)outRoom * k->elemBytes + 64) / 64 * 64;
     char *in = malloc(inBytes * (size_t)calls), *out = malloc(outBytes * (size_t)calls);
     MPI_Request reqs[3];
     for (int j = 0; j < calls; ++j) {
@@ -441,10 +464,12 @@ static void runCase(uint64_t seed, int caseNo) {
       char *inJ = in + inBytes * (size_t)j, *outJ = out + outBytes * (size_t)j;
       fill(k, inJ, inCount, &r);
       memset(outJ, 0, outBytes);
-      /* In place where the collective allows it (reduce: the root only). */
-      const int inPlace = c.inPlace && (c.coll != Reduce || rank == root);
+      /* In place where the collective allows it (reduce and gather: the
+       * root only). */
+      const int inPlace = c.inPlace && ((c.coll != Reduce && c.coll != Gather) || rank == root);
       if (inPlace)
-        memcpy(outJ, inJ, (size_t)inCount * k->elemBytes);
+        memcpy(outJ + (c.coll == Gather ? (size_t)root * (size_t)c.count * k->elemBytes : 0),
+               inJ, (size_t)inCount * k->elemBytes);
       const int rc = call(&c, comm, inPlace ? MPI_IN_PLACE : inJ, outJ, c.count, type, op, root,
                           &reqs[j]);
       if (rc != MPI_SUCCESS) {
@@ -473,12 +498,13 @@ static void runCase(uint64_t seed, int caseNo) {
     }
 
     /* Which ranks have a defined result: all but the non-roots of reduce
-     * and rank 0 of exscan. */
-    applicable = !(c.coll == Reduce && rank != root) && !(c.coll == Exscan && rank == 0);
+     * and gather and rank 0 of exscan. */
+    applicable = !((c.coll == Reduce || c.coll == Gather) && rank != root) &&
+                 !(c.coll == Exscan && rank == 0);
     uint64_t h = 0xcbf29ce484222325ull;
     for (int j = 0; j < calls && applicable; ++j) {
-      clearPadding(k, out + outBytes * (size_t)j, c.count);
-      h = fnv(h, out + outBytes * (size_t)j, (size_t)c.count * k->elemBytes);
+      clearPadding(k, out + outBytes * (size_t)j, outCount);
+      h = fnv(h, out + outBytes * (size_t)j, (size_t)outCount * k->elemBytes);
     }
     digest = applicable ? h : 0;
     if (c.coll == Allreduce) {
@@ -511,7 +537,7 @@ static void runCase(uint64_t seed, int caseNo) {
   if (c.coll == Allreduce && !allAgree) {
     ++failures;
     printf("case %d: %s: RANKS DIFFER\n", caseNo, desc);
-  } else if (k->exact == Exact) {
+  } else if (k->exact == Exact || movesBlocks(c.coll)) {
     printf("case %d: %s: %016llx\n", caseNo, desc, (unsigned long long)h);
   } else {
     printf("case %d: %s: %s\n", caseNo, desc, c.coll == Allreduce ? "ranks agree" : "-");

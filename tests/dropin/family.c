@@ -12,30 +12,12 @@
  * prints one line per case with the number of wrong elements and a checksum,
  * which compare.sh requires to be the same natively and under the drop-in.
  * Exits 1 if any case was wrong. Plain MPI: no collc header. */
-#include <mpi.h>
-#if defined(OPEN_MPI) && MPI_VERSION < 4
-#include <mpi-ext.h> /* MPIX_*_init: Open MPI's persistent collectives */
-#define PINIT(name) MPIX_##name##_init
-#else
-#define PINIT(name) MPI_##name##_init
-#endif
+#include "casereport.h"
 
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
-#if defined(OMPI_HAVE_MPI_EXT_PCOLLREQ) || MPI_VERSION >= 4
-#define HAVE_PERSISTENT 1
-#endif
-
-enum { BLOCKING, NONBLOCKING, PERSISTENT };
-static const char *const modeName[] = {"blocking", "nonblocking", "persistent"};
-
-static int rank, size;
 static MPI_Datatype affineType; /* two uint32: (a, b) is x -> a x + b */
 static MPI_Op affineOp;         /* (f ∘ g) applied as g after f: canonical order */
-static int failures;
 
 /* MPI: inout = in ∘ inout, `in` from the lower ranks: x -> inout(in(x)). */
 static void affineCompose(void *in, void *inout, int *len, MPI_Datatype *type) {
@@ -100,53 +82,6 @@ static int checkRange(const void *buf, long n, long offset, int lo, int hi, int 
     }
   }
   return wrong;
-}
-
-static uint64_t checksum(const void *buf, size_t bytes) {
-  uint64_t h = 1469598103934665603ull;
-  for (size_t i = 0; i < bytes; ++i)
-    h = (h ^ ((const unsigned char *)buf)[i]) * 1099511628211ull;
-  return h;
-}
-
-/* The cases run so far: what, this rank's wrong elements and checksum.
- * Gathered and printed by rank 0 at the end (one collective, not one per
- * case: oversubscribed ranks make each collective slow). */
-enum { maxCases = 400 };
-static char caseName[maxCases][96];
-static int caseWrong[maxCases];
-static uint64_t caseSum[maxCases];
-static int numCases;
-
-static void report(const char *what, int wrong, uint64_t sum) {
-  if (numCases == maxCases)
-    MPI_Abort(MPI_COMM_WORLD, 3);
-  snprintf(caseName[numCases], sizeof caseName[0], "%s", what);
-  caseWrong[numCases] = wrong;
-  caseSum[numCases] = sum;
-  ++numCases;
-}
-
-static void printReport(void) {
-  int *wrong = rank == 0 ? malloc(sizeof(int) * (size_t)(maxCases * size)) : NULL;
-  uint64_t *sums = rank == 0 ? malloc(sizeof(uint64_t) * (size_t)(maxCases * size)) : NULL;
-  MPI_Gather(caseWrong, maxCases, MPI_INT, wrong, maxCases, MPI_INT, 0, MPI_COMM_WORLD);
-  MPI_Gather(caseSum, maxCases, MPI_UINT64_T, sums, maxCases, MPI_UINT64_T, 0, MPI_COMM_WORLD);
-  if (rank != 0)
-    return;
-  for (int k = 0; k < numCases; ++k) {
-    int total = 0;
-    uint64_t h = 1469598103934665603ull;
-    for (int r = 0; r < size; ++r) {
-      total += wrong[r * maxCases + k];
-      h = (h ^ sums[r * maxCases + k]) * 1099511628211ull;
-    }
-    printf("%-60s wrong=%d sum=%016llx\n", caseName[k], total, (unsigned long long)h);
-    if (total)
-      ++failures;
-  }
-  free(wrong);
-  free(sums);
 }
 
 /* Runs the prepared call in `mode`; `start` is called twice for persistent
