@@ -343,10 +343,12 @@ int serve(const Args &a) {
     return fallback(g, a, &cs, Reason::Refused, "its bytes do not fit an int");
   if (staging && staging->resized())
     warn(g,
-         std::string("an MPI_") + (c == Coll::Alltoall ? "Alltoall" : c == Coll::Gather ? "Gather" : "Scatter") +
+         std::string("an MPI_") +
+             (c == Coll::Alltoall ? "Alltoall" : c == Coll::Gather ? "Gather" : "Scatter") +
              " whose send and receive sides differ in size is erroneous; collc moves blocks of "
              "the size the other ranks agree on (" + std::to_string(v.count) +
-             " bytes), each cut or filled with zeros",
+             " bytes): each block this rank sends is cut or filled with zero bytes, each it "
+             "receives fills the start of its block",
          false);
   if (int rc = 0; isBlocking(a.kind) && asBytes && !staging && runCached(g, cs, v, rc))
     return rc;

@@ -10,11 +10,15 @@
 #include <mpi-ext.h> /* MPIX_*_init: Open MPI's persistent collectives */
 #define BCAST_INIT MPIX_Bcast_init
 #define ALLGATHER_INIT MPIX_Allgather_init
+#define ALLTOALL_INIT MPIX_Alltoall_init
+#define SCATTER_INIT MPIX_Scatter_init
 #define EXSCAN_INIT MPIX_Exscan_init
 #define REDUCE_INIT MPIX_Reduce_init
 #else
 #define BCAST_INIT MPI_Bcast_init
 #define ALLGATHER_INIT MPI_Allgather_init
+#define ALLTOALL_INIT MPI_Alltoall_init
+#define SCATTER_INIT MPI_Scatter_init
 #define EXSCAN_INIT MPI_Exscan_init
 #define REDUCE_INIT MPI_Reduce_init
 #endif
