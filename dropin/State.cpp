@@ -21,24 +21,6 @@ const char *kindName(Kind k) {
   return names[unsigned(k)];
 }
 
-Coll collOf(Kind k) {
-  static const Coll colls[] = {
-#define COLLC_X(E, N, C, M) Coll::C,
-      COLLC_KINDS(COLLC_X)
-#undef COLLC_X
-  };
-  return colls[unsigned(k)];
-}
-
-Mode modeOf(Kind k) {
-  static const Mode modes[] = {
-#define COLLC_X(E, N, C, M) Mode::M,
-      COLLC_KINDS(COLLC_X)
-#undef COLLC_X
-  };
-  return modes[unsigned(k)];
-}
-
 const char *text(Reason r) {
   static const char *const texts[] = {
 #define COLLC_X(E, T) T,

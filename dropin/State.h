@@ -131,9 +131,23 @@ enum class Kind : uint8_t {
 constexpr unsigned numKinds = unsigned(Kind::Count);
 /// "allreduce", "iallreduce", "scan_init", ... (COLLC_STATS, COLLC_DEBUG).
 const char *kindName(Kind k);
-/// The collective selection sees.
-Coll collOf(Kind k);
-Mode modeOf(Kind k);
+/// The collective selection sees (inline: on every call's path).
+inline Coll collOf(Kind k) {
+  static constexpr Coll colls[] = {
+#define COLLC_X(E, N, C, M) Coll::C,
+      COLLC_KINDS(COLLC_X)
+#undef COLLC_X
+  };
+  return colls[unsigned(k)];
+}
+inline Mode modeOf(Kind k) {
+  static constexpr Mode modes[] = {
+#define COLLC_X(E, N, C, M) Mode::M,
+      COLLC_KINDS(COLLC_X)
+#undef COLLC_X
+  };
+  return modes[unsigned(k)];
+}
 inline bool isBlocking(Kind k) { return modeOf(k) == Mode::Blocking; }
 /// MPI_Reduce_scatter and its forms: per-rank recvcounts instead of a count.
 inline bool hasCounts(Kind k) {
