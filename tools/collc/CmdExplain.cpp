@@ -37,15 +37,19 @@ llvm::cl::SubCommand &ExplainCommand() {
 
 namespace {
 namespace cl = llvm::cl;
-cl::opt<std::string> collective("collective", cl::desc("allreduce (default) or reduce"),
+cl::opt<std::string> collective("collective",
+                                cl::desc("allreduce (default), reduce, reduce_scatter, scan, "
+                                         "exscan, allgather, bcast, alltoall, gather or scatter"),
                                 cl::value_desc("C"), cl::init("allreduce"),
                                 cl::sub(ExplainCommand()), cl::cat(category()));
 cl::opt<std::string> ranks("ranks", cl::desc("Rank counts A..B (rows), or one P"),
                            cl::value_desc("A..B"), cl::init("2..128"), cl::sub(ExplainCommand()),
                            cl::cat(category()));
 cl::opt<std::string> sizes("sizes",
-                           cl::desc("Bytes per rank MIN..MAX, K/M/G = KiB/MiB/GiB (columns: "
-                                    "powers of two; default 8..64M)"),
+                           cl::desc("Bytes MIN..MAX of the whole vector, as the drop-in's "
+                                    "rules match it (allgather and the block movers: all p "
+                                    "blocks), K/M/G = KiB/MiB/GiB (columns: powers of two; "
+                                    "default 8..64M)"),
                            cl::value_desc("MIN..MAX"), cl::init("8..64M"),
                            cl::sub(ExplainCommand()), cl::cat(category()));
 cl::opt<unsigned> typeSize("type-size", cl::desc("Bytes per element (default 8, a double)"),
@@ -277,18 +281,22 @@ int runExplain() {
   llvm::Expected<draw::PictureKind> kind = draw::pictureKindFor(output, format);
   if (!kind)
     return reportMisuse(kind.takeError());
-  dropin::Coll coll;
-  ir::Collective irColl;
-  if (collective == "allreduce") {
-    coll = dropin::Coll::Allreduce;
-    irColl = ir::Collective::Allreduce;
-  } else if (collective == "reduce") {
-    coll = dropin::Coll::Reduce;
-    irColl = ir::Collective::Reduce;
-  } else {
-    return reportMisuse(
-        misuse("--collective '" + collective + "': the drop-in serves allreduce and reduce"));
-  }
+  // Every collective the drop-in serves; its plans' collective (both
+  // reduce-scatters are served by reduce_scatter_block plans).
+  std::optional<dropin::Coll> served;
+  for (unsigned i = 0; i < dropin::numColls; ++i)
+    if (collective == dropin::name(dropin::Coll(i)))
+      served = dropin::Coll(i);
+  if (collective == "reduce_scatter_block")
+    served = dropin::Coll::ReduceScatter;
+  std::optional<ir::Collective> plans = ir::parseCollective(
+      served == dropin::Coll::ReduceScatter ? llvm::StringRef("reduce_scatter_block")
+                                            : llvm::StringRef(collective.getValue()));
+  if (!served || !plans)
+    return reportMisuse(misuse("--collective '" + collective + "': the drop-in serves " +
+                               dropin::collNames()));
+  const dropin::Coll coll = *served;
+  const ir::Collective irColl = *plans;
   auto [a, b] = llvm::StringRef(ranks).split("..");
   uint32_t lo = 0, hi = 0;
   if (a.getAsInteger(10, lo) || (b.empty() ? (hi = lo, false) : b.getAsInteger(10, hi)) || lo < 1 ||
@@ -386,25 +394,34 @@ int runExplain() {
   const std::string elements =
       typeName.empty() ? std::to_string(elemBytes) + "-byte elements"
                        : std::to_string(elemBytes) + "-byte " + typeName + " elements";
-  h.title = std::string("drop-in default: ") + dropin::name(coll) + ", " + op + ", " + elements;
-  h.subtitle = "the algorithm the default table picks per rank count (rows) and bytes per rank "
-               "(columns); COLLC_ALGORITHM, rules and plan files come first";
+  // The collectives that move data combine nothing: no operation to name.
+  const bool combines = coll != dropin::Coll::Allgather && coll != dropin::Coll::Bcast &&
+                        !dropin::movesBlocks(coll);
+  const std::string what =
+      std::string(dropin::name(coll)) + (combines ? ", " + op : "") + ", " + elements;
+  // The columns are the whole vector as rules match it: p blocks where the
+  // call's count is one rank's block.
+  const std::string columns = dropin::movesBlocks(coll) || coll == dropin::Coll::Allgather ||
+                                      coll == dropin::Coll::ReduceScatter
+                                  ? "bytes of all p blocks"
+                                  : "bytes per rank";
+  h.title = "drop-in default: " + what;
+  h.subtitle = "the algorithm the default table picks per rank count (rows) and " + columns +
+               " (columns); COLLC_ALGORITHM, rules and plan files come first";
   if (topo)
     h.subtitle += "; hover: the time predicted on " + topo->name +
                   (optLevel == 2 ? " (plans at -O2, as the drop-in runs them)" : " (plans as written, -O0)");
   if (byModel) {
-    h.title = std::string("drop-in default and the model's fastest on ") + topo->name + ": " +
-              dropin::name(coll) + ", " + op + ", " + elements;
-    h.subtitle = "left: the default table's choice per rank count (rows) and bytes per rank "
-                 "(columns); right: the library algorithm predicted fastest on " +
+    h.title = "drop-in default and the model's fastest on " + topo->name + ": " + what;
+    h.subtitle = "left: the default table's choice per rank count (rows) and " + columns +
+                 " (columns); right: the library algorithm predicted fastest on " +
                  topo->name + " (collc simulate's model)";
     h.dotLegend = "the table's choice is predicted at least 10 % slower than the fastest";
   }
   if (!tuned.empty() && !byModel)
-    h.title = std::string("drop-in default and collc tune: ") + dropin::name(coll) + ", " + op +
-              ", " + elements;
+    h.title = "drop-in default and collc tune: " + what;
   h.rowAxis = "ranks";
-  h.columnAxis = "bytes per rank";
+  h.columnAxis = columns;
   std::vector<uint64_t> cols;
   for (uint64_t s = minBytes; s <= maxBytes; s *= 2) {
     cols.push_back(s);
