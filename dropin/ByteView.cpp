@@ -37,6 +37,15 @@ int Staging::unpack() const {
   if (!out_.used)
     return MPI_SUCCESS;
   int position = 0;
+  for (const Piece &piece : outPieces_) {
+    position = 0;
+    if (int rc = PMPI_Unpack(buf_.get() + piece.at, int(bytes_ - piece.at), &position, piece.buf,
+                             piece.count, out_.type, MPI_COMM_SELF);
+        rc != MPI_SUCCESS)
+      return rc;
+  }
+  if (!outPieces_.empty())
+    return MPI_SUCCESS;
   const char *from = buf_.get() + out_.at;
   if (!out_.resized())
     return PMPI_Unpack(from, int(bytes_ - out_.at), &position, out_.buf, out_.count,
@@ -171,12 +180,81 @@ int Staging::blocks(const Args &a, int rank, int size, Args &view,
   return MPI_SUCCESS;
 }
 
-int byteView(const Args &a, int rank, int size, Args &view, std::unique_ptr<Staging> &staging) {
+int Staging::varying(const Args &a, int rank, int size, Args &view,
+                     std::unique_ptr<Staging> &staging, std::vector<int> &byteCounts) {
+  const bool inPlace = a.sendbuf == MPI_IN_PLACE;
+  if ((!inPlace && (a.sendcount < 0 || a.sendtype == MPI_DATATYPE_NULL)) ||
+      a.type == MPI_DATATYPE_NULL)
+    return MPI_ERR_ARG;
+  int sendBytes = 0;
+  if (!inPlace)
+    if (int rc = bytesOf(a.sendcount, a.sendtype, sendBytes); rc != MPI_SUCCESS)
+      return rc;
+  MPI_Aint lb = 0, extent = 0;
+  if (int rc = PMPI_Type_get_extent(a.type, &lb, &extent); rc != MPI_SUCCESS)
+    return rc;
+  // The blocks in bytes (equal on every rank: MPI's matching signatures),
+  // and whether the call's displacements put them one after another.
+  byteCounts.assign(size_t(size), 0);
+  std::vector<size_t> at(size_t(size) + 1, 0);
+  int64_t elems = 0; // where block b lies when the blocks are consecutive
+  bool consecutive = true;
+  for (int b = 0; b < size; ++b) {
+    if (a.recvcounts[b] < 0)
+      return MPI_ERR_ARG;
+    if (int rc = bytesOf(a.recvcounts[b], a.type, byteCounts[size_t(b)]); rc != MPI_SUCCESS)
+      return rc;
+    consecutive = consecutive && (a.recvcounts[b] == 0 || a.displs[b] == elems);
+    elems += a.recvcounts[b];
+    at[size_t(b) + 1] = at[size_t(b)] + size_t(byteCounts[size_t(b)]);
+  }
+  if (at[size_t(size)] > size_t(INT_MAX))
+    return MPI_ERR_COUNT;
+  view.type = view.sendtype = MPI_BYTE;
+  view.count = 0;
+  view.recvcounts = byteCounts.data();
+  view.displs = nullptr; // the view's blocks lie one after another
+  view.sendcount = byteCounts[size_t(rank)];
+  if (at[size_t(size)] == 0)
+    return MPI_SUCCESS; // nothing moves, on every rank alike
+  const bool sendAsIs =
+      inPlace || (sendBytes == byteCounts[size_t(rank)] && laidAsBytes(a.sendtype));
+  if (sendAsIs && consecutive && laidAsBytes(a.type))
+    return MPI_SUCCESS;
+  // Staged: the input packed into its block of the packed bytes, the plan run
+  // in place there, every block unpacked to its place.
+  auto s = std::make_unique<Staging>();
+  s->bytes_ = at[size_t(size)];
+  s->buf_.reset(new (std::nothrow) char[s->bytes_]);
+  if (!s->buf_)
+    return MPI_ERR_NO_MEM;
+  const size_t own = at[size_t(rank)];
+  if (inPlace)
+    s->in_ = {true, blockOf(a.recvbuf, MPI_Aint(a.displs[rank]) * extent), a.recvcounts[rank],
+              a.type, own};
+  else
+    s->in_ = {true, const_cast<void *>(a.sendbuf), a.sendcount, a.sendtype, own, 1,
+              size_t(sendBytes), size_t(byteCounts[size_t(rank)])};
+  s->out_ = {true, a.recvbuf, 0, a.type, 0};
+  for (int b = 0; b < size; ++b)
+    if (a.recvcounts[b] > 0)
+      s->outPieces_.push_back(
+          {at[size_t(b)], blockOf(a.recvbuf, MPI_Aint(a.displs[b]) * extent), a.recvcounts[b]});
+  view.sendbuf = MPI_IN_PLACE;
+  view.recvbuf = s->buf_.get();
+  staging = Staging::held(std::move(s));
+  return MPI_SUCCESS;
+}
+
+int byteView(const Args &a, int rank, int size, Args &view, std::unique_ptr<Staging> &staging,
+             std::vector<int> &byteCounts) {
   view = a;
   staging.reset();
   const Coll c = collOf(a.kind);
   if (movesBlocks(c))
     return Staging::blocks(a, rank, size, view, staging);
+  if (a.kind == Kind::Allgatherv)
+    return Staging::varying(a, rank, size, view, staging, byteCounts);
   if (c != Coll::Bcast && c != Coll::Allgather)
     return MPI_SUCCESS;
   int block = 0; // bcast: the message; allgather: one rank's block

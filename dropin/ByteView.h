@@ -33,6 +33,7 @@
 #include "runtime/api/Handles.h"
 
 #include <memory>
+#include <vector>
 
 namespace collc::dropin {
 
@@ -58,12 +59,16 @@ public:
   }
 
 private:
-  friend int byteView(const Args &, int, int, Args &, std::unique_ptr<Staging> &);
+  friend int byteView(const Args &, int, int, Args &, std::unique_ptr<Staging> &,
+                      std::vector<int> &);
   /// `s` holding the datatypes of the sides it uses.
   static std::unique_ptr<Staging> held(std::unique_ptr<Staging> s);
   /// byteView for alltoall, gather and scatter.
   static int blocks(const Args &a, int rank, int size, Args &view,
                     std::unique_ptr<Staging> &staging);
+  /// byteView for MPI_Allgatherv.
+  static int varying(const Args &a, int rank, int size, Args &view,
+                     std::unique_ptr<Staging> &staging, std::vector<int> &byteCounts);
   struct Side {
     bool used = false; ///< buf may be MPI_BOTTOM (null) with an absolute datatype
     void *buf = nullptr;
@@ -79,6 +84,15 @@ private:
   std::unique_ptr<char[]> buf_;
   size_t bytes_ = 0;
   Side in_, out_; ///< in_: packed before; out_: unpacked after (each when used)
+  /// MPI_Allgatherv's out: block b of the packed bytes (at `at`) unpacked to
+  /// its own place (out_.type, `count` of them at `buf`), instead of out_'s
+  /// one run.
+  struct Piece {
+    size_t at;
+    void *buf;
+    int count;
+  };
+  std::vector<Piece> outPieces_;
   rt::TypeHold inHold_, outHold_; ///< their datatypes
 };
 
@@ -89,7 +103,10 @@ bool laidAsBytes(MPI_Datatype type);
 /// For a bcast, an allgather or a block mover, the same call on bytes in
 /// `view` (MPI_BYTE; counts in bytes, the same on every rank) and, when a
 /// datatype cannot be used in place, the Staging its buffers point into.
-/// Other collectives: `view` = `a`. `rank` and `size` are the communicator's. Returns
+/// Other collectives: `view` = `a`. MPI_Allgatherv: `byteCounts` gets its
+/// recvcounts in bytes, which the view's point to (so it must outlive the
+/// view); its blocks run one after another, staged when the call's
+/// displacements are not that. `rank` and `size` are the communicator's. Returns
 /// MPI_SUCCESS; MPI_ERR_NO_MEM when this rank cannot allocate the packed
 /// bytes (a failure of this rank alone: the caller must not fall back, or
 /// the ranks would part ways); or another MPI error code when the call
@@ -98,7 +115,8 @@ bool laidAsBytes(MPI_Datatype type);
 /// native MPI — the same on every rank, as the byte count is. MPI_ERR_ARG: a
 /// block mover's significant count is negative or its datatype null (MPI
 /// reports it).
-int byteView(const Args &a, int rank, int size, Args &view, std::unique_ptr<Staging> &staging);
+int byteView(const Args &a, int rank, int size, Args &view, std::unique_ptr<Staging> &staging,
+             std::vector<int> &byteCounts);
 
 } // namespace collc::dropin
 

@@ -132,6 +132,15 @@ COLLC_C int collc_dropin_ibcast(void *buffer, int count, MPI_Datatype type, int 
   return nonBlocking(bcast(Kind::Ibcast, buffer, count, type, root, comm, request));
 }
 
+COLLC_C int collc_dropin_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                                    void *recvbuf, const int recvcounts[], const int displs[],
+                                    MPI_Datatype recvtype, MPI_Comm comm) {
+  Args a = allgather(Kind::Allgatherv, sendbuf, sendcount, sendtype, recvbuf, 0, recvtype, comm,
+                     nullptr);
+  a.recvcounts = recvcounts;
+  a.displs = displs;
+  return serve(a);
+}
 COLLC_C int collc_dropin_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                                   void *recvbuf, int recvcount, MPI_Datatype recvtype,
                                   MPI_Comm comm) {

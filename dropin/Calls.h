@@ -34,6 +34,9 @@ int collc_dropin_exscan(const void *sendbuf, void *recvbuf, int count, MPI_Datat
 int collc_dropin_allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                            int recvcount, MPI_Datatype recvtype, MPI_Comm comm);
 int collc_dropin_bcast(void *buffer, int count, MPI_Datatype type, int root, MPI_Comm comm);
+int collc_dropin_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                            void *recvbuf, const int recvcounts[], const int displs[],
+                            MPI_Datatype recvtype, MPI_Comm comm);
 int collc_dropin_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                           int recvcount, MPI_Datatype recvtype, MPI_Comm comm);
 int collc_dropin_gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,

@@ -140,6 +140,10 @@ int initRequest(const Args &a, int size, collc_plan plan, collc_request *req) {
   case Coll::Exscan:
     return collc_exscan_init(plan, send, a.recvbuf, a.count, a.type, a.op, a.comm, req);
   case Coll::Allgather:
+    if (hasCounts(a.kind)) {
+      std::vector<MPI_Count> counts(a.recvcounts, a.recvcounts + size);
+      return collc_allgatherv_init(plan, send, a.recvbuf, counts.data(), a.type, a.comm, req);
+    }
     return collc_allgather_init(plan, send, a.recvbuf, a.count, a.type, a.comm, req);
   case Coll::Bcast:
     return collc_bcast_init(plan, a.recvbuf, a.count, a.type, a.root, a.comm, req);

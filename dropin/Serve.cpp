@@ -83,6 +83,9 @@ int native(const Args &a) {
   case Kind::Igather:
   case Kind::Iscatter:
     return nativeStart(a, a.comm, a.request);
+  case Kind::Allgatherv:
+    return PMPI_Allgatherv(a.sendbuf, a.sendcount, a.sendtype, a.recvbuf, a.recvcounts, a.displs,
+                           a.type, a.comm);
   case Kind::AllreduceInit:
   case Kind::ReduceInit:
   case Kind::ReduceScatterBlockInit:
@@ -116,6 +119,9 @@ int nativeStart(const Args &a, MPI_Comm comm, MPI_Request *r) {
   case Coll::Exscan:
     return PMPI_Iexscan(a.sendbuf, a.recvbuf, a.count, a.type, a.op, comm, r);
   case Coll::Allgather:
+    if (hasCounts(a.kind))
+      return PMPI_Iallgatherv(a.sendbuf, a.sendcount, a.sendtype, a.recvbuf, a.recvcounts,
+                              a.displs, a.type, comm, r);
     return PMPI_Iallgather(a.sendbuf, a.sendcount, a.sendtype, a.recvbuf, a.count, a.type,
                            comm, r);
   case Coll::Bcast:
@@ -298,6 +304,8 @@ int serve(const Args &a) {
     return fallback(g, a, &cs, Reason::ForeignWorld);
   if (hasCounts(a.kind) && !a.recvcounts)
     return fallback(g, a, &cs, Reason::Arguments, "recvcounts is null");
+  if (a.kind == Kind::Allgatherv && !a.displs)
+    return fallback(g, a, &cs, Reason::Arguments, "displs is null");
   // (The block movers' counts and datatypes are significant on some ranks
   // only: ByteView checks the ones that are.)
   if (!hasCounts(a.kind) && !movesBlocks(c) && a.count < 0)
@@ -334,17 +342,22 @@ int serve(const Args &a) {
   // `a` to native MPI.
   Args v;
   std::unique_ptr<Staging> staging;
-  if (int rc = byteView(a, cs.rank, cs.size, v, staging); rc == MPI_ERR_NO_MEM)
+  std::vector<int> byteCounts; // MPI_Allgatherv's recvcounts in bytes (v points here)
+  if (int rc = byteView(a, cs.rank, cs.size, v, staging, byteCounts); rc == MPI_ERR_NO_MEM)
     // This rank alone: falling back would part it from the others.
     return fatal(g, a, cs, "the buffer its datatype is packed into", MPI_ERR_NO_MEM);
   else if (rc == MPI_ERR_ARG)
-    return fallback(g, a, &cs, Reason::Arguments, "a negative count or a null datatype");
+    return fallback(g, a, &cs, Reason::Arguments,
+                    "a negative count or displacement, or a null datatype");
   else if (rc != MPI_SUCCESS)
     return fallback(g, a, &cs, Reason::Refused, "its bytes do not fit an int");
   if (staging && staging->resized())
     warn(g,
          std::string("an MPI_") +
-             (c == Coll::Alltoall ? "Alltoall" : c == Coll::Gather ? "Gather" : "Scatter") +
+             (c == Coll::Alltoall  ? "Alltoall"
+              : c == Coll::Gather  ? "Gather"
+              : c == Coll::Scatter ? "Scatter"
+                                   : "Allgatherv") +
              " whose send and receive sides differ in size is erroneous; collc moves blocks of "
              "the size the other ranks agree on (" + std::to_string(v.count) +
              " bytes): each block this rank sends is cut or filled with zero bytes, each it "

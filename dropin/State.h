@@ -121,7 +121,8 @@ enum class Mode : uint8_t { Blocking, NonBlocking, Persistent };
   X(Iscatter, "iscatter", Scatter, NonBlocking)                                            \
   X(AlltoallInit, "alltoall_init", Alltoall, Persistent)                                   \
   X(GatherInit, "gather_init", Gather, Persistent)                                         \
-  X(ScatterInit, "scatter_init", Scatter, Persistent)
+  X(ScatterInit, "scatter_init", Scatter, Persistent)                                      \
+  X(Allgatherv, "allgatherv", Allgather, Blocking)
 enum class Kind : uint8_t {
 #define COLLC_X(E, N, C, M) E,
   COLLC_KINDS(COLLC_X)
@@ -149,9 +150,11 @@ inline Mode modeOf(Kind k) {
   return modes[unsigned(k)];
 }
 inline bool isBlocking(Kind k) { return modeOf(k) == Mode::Blocking; }
-/// MPI_Reduce_scatter and its forms: per-rank recvcounts instead of a count.
+/// MPI_Reduce_scatter and its forms, and MPI_Allgatherv: per-rank recvcounts
+/// instead of a count.
 inline bool hasCounts(Kind k) {
-  return k == Kind::ReduceScatter || k == Kind::IreduceScatter || k == Kind::ReduceScatterInit;
+  return k == Kind::ReduceScatter || k == Kind::IreduceScatter || k == Kind::ReduceScatterInit ||
+         k == Kind::Allgatherv;
 }
 /// The collective combines with an operation (not allgather, bcast and the
 /// block movers).
@@ -198,7 +201,8 @@ struct Args {
   int root;
   MPI_Comm comm;
   MPI_Request *request;
-  const int *recvcounts = nullptr;           ///< MPI_Reduce_scatter
+  const int *recvcounts = nullptr;           ///< MPI_Reduce_scatter, MPI_Allgatherv
+  const int *displs = nullptr;               ///< MPI_Allgatherv
   int sendcount = 0;                         ///< allgather and the block movers
   MPI_Datatype sendtype = MPI_DATATYPE_NULL; ///< allgather and the block movers
   MPI_Info info = MPI_INFO_NULL;             ///< the persistent forms
@@ -209,7 +213,8 @@ struct Args {
 /// recvbuf first (MPI_Pack/MPI_Unpack) and the plan runs in place, so that
 /// what decides is the receive side, which agrees across ranks.
 inline bool stagesInput(const Args &a) {
-  return collOf(a.kind) == Coll::Allgather && a.sendbuf != MPI_IN_PLACE &&
+  return a.kind != Kind::Allgatherv && collOf(a.kind) == Coll::Allgather &&
+         a.sendbuf != MPI_IN_PLACE &&
          (a.sendtype != a.type || a.sendcount != a.count);
 }
 

@@ -200,7 +200,7 @@ static void moduleConstruct(collc_module_t *m) { memset(&m->below, 0, sizeof m->
 #define COLLC_EACH(X)                                                                              \
   X(allreduce)                                                                                     \
   X(reduce) X(reduce_scatter_block) X(reduce_scatter) X(scan) X(exscan) X(allgather) X(bcast)      \
-      X(alltoall) X(gather) X(scatter) X(barrier) X(iallreduce) X(ireduce)                         \
+      X(alltoall) X(gather) X(scatter) X(allgatherv) X(barrier) X(iallreduce) X(ireduce)           \
           X(ireduce_scatter_block) X(ireduce_scatter) X(iscan) X(iexscan) X(iallgather) X(ibcast)
 
 static void moduleDestruct(collc_module_t *m) {
@@ -321,6 +321,13 @@ static int scatter(const void *s, int sn, struct ompi_datatype_t *st, void *r, i
   SERVE(describable(atRoot ? st : NULL) && describable(atRoot && r == MPI_IN_PLACE ? NULL : rt),
         M(mod), scatter, collc_dropin_scatter(s, sn, st, r, rn, rt, root, c), s, sn, st, r, rn,
         rt, root, c);
+}
+static int allgatherv(const void *s, int sn, struct ompi_datatype_t *st, void *r, const int rn[],
+                      const int displs[], struct ompi_datatype_t *rt,
+                      struct ompi_communicator_t *c, mca_coll_base_module_t *mod) {
+  SERVE(describable(s == MPI_IN_PLACE ? NULL : st) && describable(rt), M(mod), allgatherv,
+        collc_dropin_allgatherv(s, sn, st, r, rn, displs, rt, c), s, sn, st, r, rn, displs, rt,
+        c);
 }
 static int barrier(struct ompi_communicator_t *c, mca_coll_base_module_t *mod) {
   collc_module_t *m = M(mod);

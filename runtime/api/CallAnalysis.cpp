@@ -24,8 +24,8 @@ Status analyzeCall(const Shape &shape, bool planInPlace, const Call &call, CallP
   const Collective c = call.collective;
   const bool combining = reduces(c);
   const bool variable = call.recvcounts != nullptr;
-  if (variable && c != Collective::ReduceScatterBlock)
-    return argError("recvcounts are for reduce_scatter only");
+  if (variable && c != Collective::ReduceScatterBlock && c != Collective::Allgather)
+    return argError("recvcounts are for reduce_scatter and allgatherv only");
   if (call.comm == MPI_COMM_NULL)
     return argError("the communicator is MPI_COMM_NULL");
   if (!variable && call.count < 0)
@@ -71,7 +71,11 @@ Status analyzeCall(const Shape &shape, bool planInPlace, const Call &call, CallP
     how.inElems = how.total;
     outElems = variable ? uint64_t(call.recvcounts[r]) : count;
     break;
-  case Collective::Allgather:
+  case Collective::Allgather: // (allgatherv: recvcounts[r] of its own, all of them in out)
+    how.total = variable ? how.blockStart[p] : p * count;
+    how.inElems = variable ? uint64_t(call.recvcounts[r]) : count;
+    outElems = how.total;
+    break;
   case Collective::Gather: // count per rank, p blocks at the root
     how.total = p * count;
     how.inElems = count;
@@ -159,7 +163,8 @@ Status analyzeCall(const Shape &shape, bool planInPlace, const Call &call, CallP
   // MPI_ERRORS_ARE_FATAL), so that is refused here.
   how.extent = size_t(extent);
   if (how.inPlace && (c == Collective::Allgather || c == Collective::Gather))
-    how.inAt = static_cast<const char *>(call.recvbuf) + r * count * how.extent;
+    how.inAt = static_cast<const char *>(call.recvbuf) +
+               (variable ? how.blockStart[r] : r * count) * how.extent;
   how.kernel = nullptr;
   how.commutativeOp = true;
   if (!combining)

@@ -507,6 +507,9 @@ int collc_reduce_init(collc_plan plan, const void *sendbuf, void *recvbuf, MPI_C
 #define AG_PARAMS                                                                             \
   (collc_plan plan, const void *sendbuf, void *recvbuf, MPI_Count count,                      \
    MPI_Datatype datatype, MPI_Comm comm COLLC_REQ)
+#define AGV_PARAMS                                                                            \
+  (collc_plan plan, const void *sendbuf, void *recvbuf, const MPI_Count recvcounts[],         \
+   MPI_Datatype datatype, MPI_Comm comm COLLC_REQ)
 #define BCAST_PARAMS                                                                          \
   (collc_plan plan, void *buffer, MPI_Count count, MPI_Datatype datatype, int root,           \
    MPI_Comm comm COLLC_REQ)
@@ -521,6 +524,7 @@ COLLC_FAMILY(reduce_scatter, ReduceScatterBlock, RS_PARAMS, sendbuf, recvbuf, 0,
 COLLC_FAMILY(scan, Scan, SCAN_PARAMS, sendbuf, recvbuf, count, nullptr, op, 0)
 COLLC_FAMILY(exscan, Exscan, SCAN_PARAMS, sendbuf, recvbuf, count, nullptr, op, 0)
 COLLC_FAMILY(allgather, Allgather, AG_PARAMS, sendbuf, recvbuf, count, nullptr, MPI_OP_NULL, 0)
+COLLC_FAMILY(allgatherv, Allgather, AGV_PARAMS, sendbuf, recvbuf, 0, recvcounts, MPI_OP_NULL, 0)
 COLLC_FAMILY(bcast, Bcast, BCAST_PARAMS, nullptr, buffer, count, nullptr, MPI_OP_NULL, root)
 COLLC_FAMILY(alltoall, Alltoall, AG_PARAMS, sendbuf, recvbuf, count, nullptr, MPI_OP_NULL, 0)
 COLLC_FAMILY(gather, Gather, ROOTED_PARAMS, sendbuf, recvbuf, count, nullptr, MPI_OP_NULL, root)
@@ -536,6 +540,7 @@ COLLC_BOTH(reduce_scatter, ReduceScatterBlock, RS_PARAMS, sendbuf, recvbuf, 0, r
 COLLC_BOTH(scan, Scan, SCAN_PARAMS, sendbuf, recvbuf, count, nullptr, op, 0)
 COLLC_BOTH(exscan, Exscan, SCAN_PARAMS, sendbuf, recvbuf, count, nullptr, op, 0)
 COLLC_BOTH(allgather, Allgather, AG_PARAMS, sendbuf, recvbuf, count, nullptr, MPI_OP_NULL, 0)
+COLLC_BOTH(allgatherv, Allgather, AGV_PARAMS, sendbuf, recvbuf, 0, recvcounts, MPI_OP_NULL, 0)
 COLLC_BOTH(bcast, Bcast, BCAST_PARAMS, nullptr, buffer, count, nullptr, MPI_OP_NULL, root)
 COLLC_BOTH(alltoall, Alltoall, AG_PARAMS, sendbuf, recvbuf, count, nullptr, MPI_OP_NULL, 0)
 COLLC_BOTH(gather, Gather, ROOTED_PARAMS, sendbuf, recvbuf, count, nullptr, MPI_OP_NULL, root)
@@ -548,6 +553,7 @@ COLLC_BOTH(scatter, Scatter, ROOTED_PARAMS, sendbuf, recvbuf, count, nullptr, MP
 #undef RS_PARAMS
 #undef SCAN_PARAMS
 #undef AG_PARAMS
+#undef AGV_PARAMS
 #undef BCAST_PARAMS
 #undef ROOTED_PARAMS
 

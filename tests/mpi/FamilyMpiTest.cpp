@@ -126,9 +126,13 @@ void family(Suite &s) {
         run(CallKind::Scan, scan.plan, *w, n, inPlace);
         run(CallKind::Exscan, exscan.plan, *w, n, inPlace);
       }
-    for (const Workload *w : {&maxD, &mat})
+    for (const Workload *w : {&maxD, &mat}) {
       for (uint64_t n : countsFor(p))
         run(CallKind::Allgather, ag.plan, *w, n * p, inPlace);
+      // allgatherv on the same plan: uneven blocks, zeros included.
+      for (const std::vector<MPI_Count> &counts : recvcountPatterns(p))
+        run(CallKind::Allgatherv, ag.plan, *w, 0, inPlace, 0, counts);
+    }
   }
   for (const Workload *w : {&sumI, &mat})
     for (uint64_t n : countsFor(p)) {
@@ -140,7 +144,8 @@ void family(Suite &s) {
 /// alltoall, gather and scatter: every library algorithm at this p, every
 /// root, in place where MPI allows it (alltoall's sendbuf, gather's root's
 /// sendbuf, scatter's root's recvbuf), counts with zeros and primes, and a
-/// 16-byte user datatype.
+/// 16-byte user datatype. And allgatherv on every library allgather plan:
+/// uneven blocks, zeros included, in place or not.
 void blockMovers(Suite &s) {
   using bench::CallKind;
   const uint32_t p = uint32_t(s.size());
@@ -148,6 +153,19 @@ void blockMovers(Suite &s) {
   const Workload &mat = bench::matrixWorkload();
   for (const sched::Algorithm &a : sched::algorithms()) {
     CallKind k;
+    if (a.collective == ir::Collective::Allgather) {
+      sched::GenOptions g;
+      g.ranks = p;
+      if (!a.accepts(g))
+        continue;
+      LoadedPlan plan(a.build(g));
+      for (bool inPlace : {false, true})
+        for (const std::vector<MPI_Count> &counts : recvcountPatterns(p)) {
+          bench::Call c(CallKind::Allgatherv, mat, MPI_COMM_WORLD, 0, inPlace, 0, counts);
+          runAllModes(s, c, plan.plan);
+        }
+      continue;
+    }
     if (a.collective == ir::Collective::Alltoall)
       k = CallKind::Alltoall;
     else if (a.collective == ir::Collective::Gather)

@@ -31,6 +31,8 @@ const char *name(CallKind k) {
     return "gather";
   case CallKind::Scatter:
     return "scatter";
+  case CallKind::Allgatherv:
+    return "allgatherv";
   }
   return "?";
 }
@@ -56,6 +58,7 @@ int planCollective(CallKind k) {
   case CallKind::Exscan:
     return COLLC_EXSCAN;
   case CallKind::Allgather:
+  case CallKind::Allgatherv:
     return COLLC_ALLGATHER;
   case CallKind::Bcast:
     return COLLC_BCAST;
@@ -72,6 +75,7 @@ int planCollective(CallKind k) {
 bool combines(CallKind k) {
   switch (k) {
   case CallKind::Allgather:
+  case CallKind::Allgatherv:
   case CallKind::Bcast:
   case CallKind::Alltoall:
   case CallKind::Gather:
@@ -98,14 +102,16 @@ Call::Call(CallKind kind, const Workload &w, MPI_Comm comm, uint64_t n, bool inP
   MPI_Comm_size(comm, &size_);
   const uint64_t p = uint64_t(size_);
   block_ = n / p;
-  if (kind == CallKind::ReduceScatter && recvcounts_.empty())
+  const bool variable = kind == CallKind::ReduceScatter || kind == CallKind::Allgatherv;
+  if (variable && recvcounts_.empty())
     recvcounts_.assign(p, MPI_Count(block_));
   blockStart_.assign(p + 1, 0);
   for (uint64_t b = 0; b < p; ++b)
-    blockStart_[b + 1] =
-        blockStart_[b] + (kind == CallKind::ReduceScatter ? uint64_t(recvcounts_[b]) : block_);
+    blockStart_[b + 1] = blockStart_[b] + (variable ? uint64_t(recvcounts_[b]) : block_);
   for (MPI_Count c : recvcounts_)
     intCounts_.push_back(int(std::min<MPI_Count>(c, INT_MAX)));
+  for (uint64_t b = 0; b < p; ++b)
+    intDispls_.push_back(int(std::min<uint64_t>(blockStart_[b], INT_MAX)));
   switch (kind) {
   case CallKind::ReduceScatterBlock:
   case CallKind::ReduceScatter:
@@ -119,6 +125,10 @@ Call::Call(CallKind kind, const Workload &w, MPI_Comm comm, uint64_t n, bool inP
     break;
   case CallKind::Alltoall:
     total_ = inElems_ = outElems_ = p * block_;
+    break;
+  case CallKind::Allgatherv:
+    total_ = outElems_ = blockStart_[p];
+    inElems_ = blockStart_[r() + 1] - blockStart_[r()];
     break;
   case CallKind::Scatter:
     total_ = inElems_ = p * block_;
@@ -160,9 +170,10 @@ void Call::prepare(uint64_t salt) {
       std::memcpy(out_.get(), in_.get() + r() * block_ * ext, block_ * ext);
     return;
   }
-  const bool blockIn = kind_ == CallKind::Allgather || kind_ == CallKind::Gather;
+  const bool blockIn = kind_ == CallKind::Allgather || kind_ == CallKind::Gather ||
+                       kind_ == CallKind::Allgatherv;
   if (inPlace_ && hasOut)
-    std::memcpy(out_.get() + (blockIn ? r() * block_ * ext : 0), in_.get(), inElems_ * ext);
+    std::memcpy(out_.get() + (blockIn ? blockStart_[r()] * ext : 0), in_.get(), inElems_ * ext);
 }
 
 std::string Call::check(uint64_t salt) {
@@ -195,8 +206,10 @@ std::string Call::check(uint64_t salt) {
     referenceFold(*w_, rank_, salt, want_.get(), scratch_.get(), n);
     break;
   case CallKind::Allgather:
+  case CallKind::Allgatherv:
     for (uint64_t q = 0; q < uint64_t(size_); ++q)
-      fillInput(*w_, int(q), salt, want_.get() + q * block_ * ext, block_);
+      fillInput(*w_, int(q), salt, want_.get() + blockStart_[q] * ext,
+                blockStart_[q + 1] - blockStart_[q]);
     break;
   case CallKind::Bcast:
     fillInput(*w_, root_, salt, want_.get(), n);
@@ -257,6 +270,9 @@ int Call::native() {
   case CallKind::Scatter:
     return MPI_Scatter(in_.get(), b, t, inPlace_ && rank_ == root_ ? MPI_IN_PLACE : o, b, t,
                        root_, comm_);
+  case CallKind::Allgatherv:
+    return MPI_Allgatherv(inPlace_ ? MPI_IN_PLACE : in_.get(), intCounts_[r()], t, o,
+                          intCounts_.data(), intDispls_.data(), t, comm_);
   }
   return MPI_ERR_OTHER;
 }
@@ -300,6 +316,8 @@ int Call::collc(collc_plan plan, int mode, collc_request *req) {
   case CallKind::Scatter:
     COLLC_MODES(scatter, rank_ == root_ ? in_.get() : nullptr,
                 inPlace_ && rank_ == root_ ? MPI_IN_PLACE : o, b, t, root_, c);
+  case CallKind::Allgatherv:
+    COLLC_MODES(allgatherv, s, o, rc, t, c);
   }
 #undef COLLC_MODES
   return COLLC_ERR_ARG;
@@ -308,7 +326,7 @@ int Call::collc(collc_plan plan, int mode, collc_request *req) {
 std::string Call::describe() const {
   std::string s = std::string(name(kind_)) + " p=" + std::to_string(size_) + " " + w_->opName +
                   "/" + w_->typeName;
-  if (kind_ == CallKind::ReduceScatter) {
+  if (kind_ == CallKind::ReduceScatter || kind_ == CallKind::Allgatherv) {
     s += " recvcounts";
     for (MPI_Count c : recvcounts_)
       s += " " + std::to_string(c);

@@ -43,11 +43,12 @@ enum class CallKind {
   Alltoall,
   Gather,
   Scatter,
+  Allgatherv, ///< on an allgather plan, per-rank recvcounts, blocks one after another
 };
 inline constexpr CallKind allCallKinds[] = {
     CallKind::Allreduce, CallKind::Reduce,   CallKind::ReduceScatterBlock, CallKind::ReduceScatter,
     CallKind::Scan,      CallKind::Exscan,   CallKind::Allgather,          CallKind::Bcast,
-    CallKind::Alltoall,  CallKind::Gather,   CallKind::Scatter};
+    CallKind::Alltoall,  CallKind::Gather,   CallKind::Scatter,            CallKind::Allgatherv};
 
 /// "allreduce", ..., "reduce_scatter", as the MPI function is named.
 const char *name(CallKind k);
@@ -67,7 +68,8 @@ Bytes allocateZeroed(size_t bytes);
 
 class Call {
 public:
-  /// Precondition: recvcounts, if given, has one entry per rank (ReduceScatter).
+  /// Precondition: recvcounts, if given, has one entry per rank (ReduceScatter,
+  /// Allgatherv: else the even split of n).
   Call(CallKind kind, const Workload &w, MPI_Comm comm, uint64_t n, bool inPlace, int root,
        std::vector<MPI_Count> recvcounts = {});
 
@@ -100,7 +102,8 @@ private:
   bool inPlace_ = false;
   uint64_t total_ = 0, inElems_ = 0, outElems_ = 0, block_ = 0;
   std::vector<MPI_Count> recvcounts_;
-  std::vector<int> intCounts_; ///< recvcounts for MPI_Reduce_scatter
+  std::vector<int> intCounts_; ///< recvcounts for MPI_Reduce_scatter, MPI_Allgatherv
+  std::vector<int> intDispls_; ///< MPI_Allgatherv's displs: the blocks one after another
   std::vector<uint64_t> blockStart_;
   Bytes in_, out_, want_, scratch_;
 };

@@ -156,6 +156,19 @@ int collc_iallgather(collc_plan plan, const void *sendbuf, void *recvbuf, MPI_Co
                      MPI_Datatype datatype, MPI_Comm comm, collc_request *request);
 int collc_allgather_init(collc_plan plan, const void *sendbuf, void *recvbuf, MPI_Count count,
                          MPI_Datatype datatype, MPI_Comm comm, collc_request *request);
+/* allgatherv on an allgather plan: rank r contributes recvcounts[r] elements
+ * (zeros allowed), and recvbuf holds the p blocks one after another, block r
+ * at recvcounts[0] + ... + recvcounts[r-1] (MPI_Allgatherv with displs the
+ * prefix sums); MPI_IN_PLACE as sendbuf takes rank r's block from there. An
+ * allgather plan is proven for every such count vector (docs/plan-format.md). */
+int collc_allgatherv(collc_plan plan, const void *sendbuf, void *recvbuf,
+                     const MPI_Count recvcounts[], MPI_Datatype datatype, MPI_Comm comm);
+int collc_iallgatherv(collc_plan plan, const void *sendbuf, void *recvbuf,
+                      const MPI_Count recvcounts[], MPI_Datatype datatype, MPI_Comm comm,
+                      collc_request *request);
+int collc_allgatherv_init(collc_plan plan, const void *sendbuf, void *recvbuf,
+                          const MPI_Count recvcounts[], MPI_Datatype datatype, MPI_Comm comm,
+                          collc_request *request);
 int collc_bcast(collc_plan plan, void *buffer, MPI_Count count, MPI_Datatype datatype, int root,
                 MPI_Comm comm);
 int collc_ibcast(collc_plan plan, void *buffer, MPI_Count count, MPI_Datatype datatype,

@@ -142,6 +142,10 @@ public:
                  MPI_Comm comm) const {
     check(collc_allgather(p_, send, recv, n, t, comm));
   }
+  void allgatherv(const void *send, void *recv, const MPI_Count recvcounts[], MPI_Datatype t,
+                  MPI_Comm comm) const {
+    check(collc_allgatherv(p_, send, recv, recvcounts, t, comm));
+  }
   void bcast(void *buffer, MPI_Count n, MPI_Datatype t, int root, MPI_Comm comm) const {
     check(collc_bcast(p_, buffer, n, t, root, comm));
   }
