@@ -253,7 +253,7 @@ int byteView(const Args &a, int rank, int size, Args &view, std::unique_ptr<Stag
   const Coll c = collOf(a.kind);
   if (movesBlocks(c))
     return Staging::blocks(a, rank, size, view, staging);
-  if (a.kind == Kind::Allgatherv)
+  if (hasDispls(a.kind))
     return Staging::varying(a, rank, size, view, staging, byteCounts);
   if (c != Coll::Bcast && c != Coll::Allgather)
     return MPI_SUCCESS;

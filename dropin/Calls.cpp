@@ -159,6 +159,16 @@ COLLC_C int collc_dropin_scatter(const void *sendbuf, int sendcount, MPI_Datatyp
   return serve(blockMover(Kind::Scatter, sendbuf, sendcount, sendtype, recvbuf, recvcount,
                           recvtype, root, comm, nullptr));
 }
+COLLC_C int collc_dropin_iallgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                                     void *recvbuf, const int recvcounts[], const int displs[],
+                                     MPI_Datatype recvtype, MPI_Comm comm,
+                                     MPI_Request *request) {
+  Args a = allgather(Kind::Iallgatherv, sendbuf, sendcount, sendtype, recvbuf, 0, recvtype, comm,
+                     request);
+  a.recvcounts = recvcounts;
+  a.displs = displs;
+  return nonBlocking(a);
+}
 COLLC_C int collc_dropin_ialltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                                    void *recvbuf, int recvcount, MPI_Datatype recvtype,
                                    MPI_Comm comm, MPI_Request *request) {

@@ -62,6 +62,9 @@ int collc_dropin_iallgather(const void *sendbuf, int sendcount, MPI_Datatype sen
                             MPI_Request *request);
 int collc_dropin_ibcast(void *buffer, int count, MPI_Datatype type, int root, MPI_Comm comm,
                         MPI_Request *request);
+int collc_dropin_iallgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                             void *recvbuf, const int recvcounts[], const int displs[],
+                             MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request);
 int collc_dropin_ialltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                            void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm,
                            MPI_Request *request);

@@ -2,8 +2,8 @@
 // building blocks as libcollc_mpi.so exports them (exports.map) —
 // MPI_Reduce_scatter_block, MPI_Reduce_scatter, MPI_Scan, MPI_Exscan,
 // MPI_Allgather, MPI_Bcast, and the block movers MPI_Alltoall, MPI_Gather
-// and MPI_Scatter, and their MPI_I* forms; MPI_Allgatherv (blocking only: its
-// MPI_Iallgatherv and persistent form are MPI's). Each calls its collc_dropin_*
+// and MPI_Scatter, and their MPI_I* forms; MPI_Allgatherv and
+// MPI_Iallgatherv (its persistent form is MPI's). Each calls its collc_dropin_*
 // function (Calls.h), as MPI_Allreduce does (EntryPoints.cpp); MPI_IN_PLACE
 // keeps the meaning each MPI function gives it (the runtime follows the man
 // pages).
@@ -103,6 +103,13 @@ COLLC_EXPORT int MPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype se
                              MPI_Comm comm) {
   return collc_dropin_scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root,
                               comm);
+}
+
+COLLC_EXPORT int MPI_Iallgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                                 void *recvbuf, const int recvcounts[], const int displs[],
+                                 MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request) {
+  return collc_dropin_iallgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs,
+                                  recvtype, comm, request);
 }
 
 COLLC_EXPORT int MPI_Ialltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype,

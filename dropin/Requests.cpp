@@ -567,6 +567,12 @@ std::unique_ptr<Deferred> deferred(const Args &a, const Args &user, int size, Pl
     d->recvcounts.assign(user.recvcounts, user.recvcounts + size);
     d->a.recvcounts = d->user.recvcounts = d->recvcounts.data();
   }
+  if (hasDispls(a.kind) && user.displs) { // the run's counts are in bytes
+    d->displs.assign(user.displs, user.displs + size);
+    d->user.displs = d->displs.data();
+    d->byteCounts.assign(a.recvcounts, a.recvcounts + size);
+    d->a.recvcounts = d->byteCounts.data();
+  }
   d->slot = slot;
   d->sel = sel;
   d->bytes = bytes;

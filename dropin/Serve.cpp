@@ -82,6 +82,7 @@ int native(const Args &a) {
   case Kind::Ialltoall:
   case Kind::Igather:
   case Kind::Iscatter:
+  case Kind::Iallgatherv:
     return nativeStart(a, a.comm, a.request);
   case Kind::Allgatherv:
     return PMPI_Allgatherv(a.sendbuf, a.sendcount, a.sendtype, a.recvbuf, a.recvcounts, a.displs,
@@ -170,8 +171,8 @@ int64_t callCount(const Args &a, const CommState *cs, bool &blocks) {
     for (int i = 0; a.recvcounts && cs && i < cs->size; ++i)
       count += a.recvcounts[i];
   }
-  blocks = collOf(a.kind) == Coll::Allgather || movesBlocks(collOf(a.kind)) ||
-           a.kind == Kind::ReduceScatterBlock ||
+  blocks = (collOf(a.kind) == Coll::Allgather && !hasCounts(a.kind)) ||
+           movesBlocks(collOf(a.kind)) || a.kind == Kind::ReduceScatterBlock ||
            a.kind == Kind::IreduceScatterBlock || a.kind == Kind::ReduceScatterBlockInit;
   return count;
 }
@@ -304,7 +305,7 @@ int serve(const Args &a) {
     return fallback(g, a, &cs, Reason::ForeignWorld);
   if (hasCounts(a.kind) && !a.recvcounts)
     return fallback(g, a, &cs, Reason::Arguments, "recvcounts is null");
-  if (a.kind == Kind::Allgatherv && !a.displs)
+  if (hasDispls(a.kind) && !a.displs)
     return fallback(g, a, &cs, Reason::Arguments, "displs is null");
   // (The block movers' counts and datatypes are significant on some ranks
   // only: ByteView checks the ones that are.)

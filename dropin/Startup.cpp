@@ -161,8 +161,8 @@ void checkToolOrder(Global &g) {
       "MPI_Scan", "MPI_Exscan", "MPI_Allgather", "MPI_Bcast", "MPI_Iallreduce", "MPI_Ireduce",
       "MPI_Ireduce_scatter_block", "MPI_Ireduce_scatter", "MPI_Iscan", "MPI_Iexscan",
       "MPI_Iallgather", "MPI_Ibcast", "MPI_Alltoall", "MPI_Gather", "MPI_Scatter",
-      "MPI_Allgatherv", "MPI_Ialltoall", "MPI_Igather", "MPI_Iscatter", "MPI_Barrier",
-      "MPI_Finalize"};
+      "MPI_Allgatherv", "MPI_Iallgatherv", "MPI_Ialltoall", "MPI_Igather", "MPI_Iscatter",
+      "MPI_Barrier", "MPI_Finalize"};
   // Passed on to the next definition (EntryPoints.cpp): a tool behind collc
   // still sees these.
   auto chained = [](const char *n) {

@@ -122,7 +122,8 @@ enum class Mode : uint8_t { Blocking, NonBlocking, Persistent };
   X(AlltoallInit, "alltoall_init", Alltoall, Persistent)                                   \
   X(GatherInit, "gather_init", Gather, Persistent)                                         \
   X(ScatterInit, "scatter_init", Scatter, Persistent)                                      \
-  X(Allgatherv, "allgatherv", Allgather, Blocking)
+  X(Allgatherv, "allgatherv", Allgather, Blocking)                                         \
+  X(Iallgatherv, "iallgatherv", Allgather, NonBlocking)
 enum class Kind : uint8_t {
 #define COLLC_X(E, N, C, M) E,
   COLLC_KINDS(COLLC_X)
@@ -154,8 +155,10 @@ inline bool isBlocking(Kind k) { return modeOf(k) == Mode::Blocking; }
 /// instead of a count.
 inline bool hasCounts(Kind k) {
   return k == Kind::ReduceScatter || k == Kind::IreduceScatter || k == Kind::ReduceScatterInit ||
-         k == Kind::Allgatherv;
+         k == Kind::Allgatherv || k == Kind::Iallgatherv;
 }
+/// MPI_Allgatherv and MPI_Iallgatherv: recvcounts and displs.
+inline bool hasDispls(Kind k) { return k == Kind::Allgatherv || k == Kind::Iallgatherv; }
 /// The collective combines with an operation (not allgather, bcast and the
 /// block movers).
 inline bool reduces(Coll c) { return c != Coll::Allgather && c != Coll::Bcast && !movesBlocks(c); }
@@ -213,7 +216,7 @@ struct Args {
 /// recvbuf first (MPI_Pack/MPI_Unpack) and the plan runs in place, so that
 /// what decides is the receive side, which agrees across ranks.
 inline bool stagesInput(const Args &a) {
-  return a.kind != Kind::Allgatherv && collOf(a.kind) == Coll::Allgather &&
+  return !hasDispls(a.kind) && collOf(a.kind) == Coll::Allgather &&
          a.sendbuf != MPI_IN_PLACE &&
          (a.sendtype != a.type || a.sendcount != a.count);
 }
@@ -326,6 +329,9 @@ struct Deferred {
   Args a;    ///< as it runs on a plan (bytes, for bcast and allgather)
   Args user; ///< as the user called it (what native MPI gets)
   std::vector<int> recvcounts; ///< MPI_Reduce_scatter's, owned (a and user point here)
+  /// MPI_Iallgatherv: the user's displs, and the run's recvcounts in bytes
+  /// (a points there, user at recvcounts).
+  std::vector<int> displs, byteCounts;
   PlanSlot *slot = nullptr;
   Selection sel;
   uint64_t bytes = 0;

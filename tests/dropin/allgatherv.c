@@ -1,4 +1,5 @@
-/* tests/dropin/allgatherv.c: MPI_Allgatherv through plain MPI — uneven
+/* tests/dropin/allgatherv.c: MPI_Allgatherv and MPI_Iallgatherv (the
+ * receive datatype freed before the wait in some cases) through plain MPI — uneven
  * counts with zeros (all zero, one rank alone, a ramp), displacements one
  * after another, reversed with gaps, and interleaved; MPI_IN_PLACE; a
  * strided receive datatype (one int every 8 bytes: packed and unpacked by
@@ -18,6 +19,9 @@ enum { PLAIN, INPLACE, STRIDED, PAIRS };
 static const char *const variantName[] = {"", " in place", " strided", " sent as pairs"};
 static const int32_t sentinel = -7;
 static MPI_Datatype pairType, stridedType;
+/* The communicator of the calls: the world, or a fresh duplicate whose first
+ * collective is the case's (under the drop-in, one that waits its turn). */
+static MPI_Comm comm;
 
 static int32_t value(int from, long i) { return (int32_t)(from * 100003 + (i * 7) % 9973); }
 
@@ -35,7 +39,9 @@ static int countOf(int k, int b, long scale) {
   }
 }
 
-static void runCase(int pattern, int layout, int variant) {
+/* mode: 0 MPI_Allgatherv; 1 MPI_Iallgatherv; 2 the same with its receive
+ * datatype (a duplicate of the strided one) freed before MPI_Wait. */
+static void runCase(int pattern, int layout, int variant, int mode) {
   /* PAIRS sends count/2 pairs: even counts only. */
   const long scale = variant == PAIRS ? 2 : 1;
   int *counts = malloc(sizeof(int) * (size_t)size), *displs = malloc(sizeof(int) * (size_t)size);
@@ -69,16 +75,23 @@ static void runCase(int pattern, int layout, int variant) {
     for (long i = 0; i < counts[rank]; ++i)
       recv[((long)displs[rank] + i) * stride] = value(rank, i);
   MPI_Datatype rtype = variant == STRIDED ? stridedType : MPI_INT;
+  if (mode == 2)
+    MPI_Type_dup(stridedType, &rtype);
+  const void *from = variant == INPLACE ? MPI_IN_PLACE : send;
+  const int sendcount = variant == INPLACE ? 0 : variant == PAIRS ? counts[rank] / 2 : counts[rank];
+  const MPI_Datatype stype =
+      variant == INPLACE ? MPI_DATATYPE_NULL : variant == PAIRS ? pairType : MPI_INT;
   int rc;
-  if (variant == INPLACE)
-    rc = MPI_Allgatherv(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, recv, counts, displs, rtype,
-                        MPI_COMM_WORLD);
-  else if (variant == PAIRS)
-    rc = MPI_Allgatherv(send, counts[rank] / 2, pairType, recv, counts, displs, rtype,
-                        MPI_COMM_WORLD);
-  else
-    rc = MPI_Allgatherv(send, counts[rank], MPI_INT, recv, counts, displs, rtype,
-                        MPI_COMM_WORLD);
+  if (mode == 0) {
+    rc = MPI_Allgatherv(from, sendcount, stype, recv, counts, displs, rtype, comm);
+  } else {
+    MPI_Request req;
+    rc = MPI_Iallgatherv(from, sendcount, stype, recv, counts, displs, rtype, comm, &req);
+    if (mode == 2)
+      MPI_Type_free(&rtype);
+    if (rc == MPI_SUCCESS)
+      rc = MPI_Wait(&req, MPI_STATUS_IGNORE);
+  }
   /* Every int: a block's element where one lies, else untouched. */
   int wrong = rc != MPI_SUCCESS;
   for (long k = 0; k < ints; ++k) {
@@ -92,8 +105,9 @@ static void runCase(int pattern, int layout, int variant) {
     wrong += recv[k] != want;
   }
   char what[96];
-  snprintf(what, sizeof what, "allgatherv pattern %d, %s, %ld elements%s", pattern,
-           layoutName[layout], total, variantName[variant]);
+  snprintf(what, sizeof what, "%s pattern %d, %s, %ld elements%s%s",
+           mode ? "iallgatherv" : "allgatherv", pattern, layoutName[layout], total,
+           variantName[variant], mode == 2 ? " (freed)" : "");
   report(what, wrong, checksum(recv, sizeof(int32_t) * (size_t)ints));
   free(counts);
   free(displs);
@@ -109,10 +123,23 @@ int main(int argc, char **argv) {
   MPI_Type_commit(&pairType);
   MPI_Type_create_resized(MPI_INT, 0, 8, &stridedType);
   MPI_Type_commit(&stridedType);
+  comm = MPI_COMM_WORLD;
   for (int pattern = 0; pattern < 4; ++pattern)
     for (int layout = CONSECUTIVE; layout <= INTERLEAVED; ++layout)
-      for (int variant = PLAIN; variant <= PAIRS; ++variant)
-        runCase(pattern, layout, variant);
+      for (int variant = PLAIN; variant <= PAIRS; ++variant) {
+        runCase(pattern, layout, variant, 0);
+        if (layout != INTERLEAVED)
+          runCase(pattern, layout, variant, 1);
+      }
+  runCase(0, REVERSED, STRIDED, 2);
+  runCase(3, CONSECUTIVE, STRIDED, 2);
+  /* The first collective on a new communicator, non-blocking: staged and not. */
+  for (int variant = PLAIN; variant <= STRIDED; variant += STRIDED - PLAIN) {
+    MPI_Comm_dup(MPI_COMM_WORLD, &comm);
+    runCase(0, variant == PLAIN ? CONSECUTIVE : REVERSED, variant, 1);
+    MPI_Comm_free(&comm);
+  }
+  comm = MPI_COMM_WORLD;
   printReport();
   MPI_Type_free(&pairType);
   MPI_Type_free(&stridedType);
