@@ -3,7 +3,7 @@
 // MPI_Reduce_scatter_block, MPI_Reduce_scatter, MPI_Scan, MPI_Exscan,
 // MPI_Allgather, MPI_Bcast, and the block movers MPI_Alltoall, MPI_Gather
 // and MPI_Scatter, and their MPI_I* forms; MPI_Allgatherv and
-// MPI_Iallgatherv (its persistent form is MPI's). Each calls its collc_dropin_*
+// MPI_Iallgatherv. Each calls its collc_dropin_*
 // function (Calls.h), as MPI_Allreduce does (EntryPoints.cpp); MPI_IN_PLACE
 // keeps the meaning each MPI function gives it (the runtime follows the man
 // pages).

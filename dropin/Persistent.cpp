@@ -89,6 +89,9 @@ int nativeInit(const Args &a) {
                                 a.comm, a.info, a.request);
   case Kind::BcastInit:
     return COLLC_PINIT(Bcast)(a.recvbuf, a.count, a.type, a.root, a.comm, a.info, a.request);
+  case Kind::AllgathervInit:
+    return COLLC_PINIT(Allgatherv)(a.sendbuf, a.sendcount, a.sendtype, a.recvbuf, a.recvcounts,
+                                   a.displs, a.type, a.comm, a.info, a.request);
   case Kind::AlltoallInit:
     return COLLC_PINIT(Alltoall)(a.sendbuf, a.sendcount, a.sendtype, a.recvbuf, a.count, a.type,
                                  a.comm, a.info, a.request);

@@ -2,7 +2,7 @@
 // exports (exports.map) — Open MPI 4.1's MPIX_Allreduce_init, MPIX_Reduce_init,
 // MPIX_Reduce_scatter_block_init, MPIX_Reduce_scatter_init, MPIX_Scan_init,
 // MPIX_Exscan_init, MPIX_Allgather_init, MPIX_Bcast_init, MPIX_Alltoall_init,
-// MPIX_Gather_init and MPIX_Scatter_init (mpi-ext.h), or
+// MPIX_Gather_init, MPIX_Scatter_init and MPIX_Allgatherv_init (mpi-ext.h), or
 // MPI 4's MPI_*_init of the same names when built against an MPI 4 library
 // (COLLC_INIT) — and MPI_Start, MPI_Startall and MPI_Request_free, which pass every request
 // that is not collc's to MPI (Persistent.h).
@@ -100,6 +100,18 @@ Args blockMover(Kind k, const void *sendbuf, int sendcount, MPI_Datatype sendtyp
   return a;
 }
 } // namespace
+
+COLLC_EXPORT int COLLC_INIT(Allgatherv)(const void *sendbuf, int sendcount,
+                                        MPI_Datatype sendtype, void *recvbuf,
+                                        const int recvcounts[], const int displs[],
+                                        MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
+                                        MPI_Request *request) {
+  Args a = blockMover(Kind::AllgathervInit, sendbuf, sendcount, sendtype, recvbuf, 0, recvtype,
+                      0, comm, info, request);
+  a.recvcounts = recvcounts;
+  a.displs = displs;
+  return init(a);
+}
 
 COLLC_EXPORT int COLLC_INIT(Alltoall)(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                                       void *recvbuf, int recvcount, MPI_Datatype recvtype,

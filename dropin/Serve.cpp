@@ -98,6 +98,7 @@ int native(const Args &a) {
   case Kind::AlltoallInit:
   case Kind::GatherInit:
   case Kind::ScatterInit:
+  case Kind::AllgathervInit:
     return nativeInit(a);
   case Kind::Count:
     break;

@@ -123,7 +123,8 @@ enum class Mode : uint8_t { Blocking, NonBlocking, Persistent };
   X(GatherInit, "gather_init", Gather, Persistent)                                         \
   X(ScatterInit, "scatter_init", Scatter, Persistent)                                      \
   X(Allgatherv, "allgatherv", Allgather, Blocking)                                         \
-  X(Iallgatherv, "iallgatherv", Allgather, NonBlocking)
+  X(Iallgatherv, "iallgatherv", Allgather, NonBlocking)                                    \
+  X(AllgathervInit, "allgatherv_init", Allgather, Persistent)
 enum class Kind : uint8_t {
 #define COLLC_X(E, N, C, M) E,
   COLLC_KINDS(COLLC_X)
@@ -151,14 +152,16 @@ inline Mode modeOf(Kind k) {
   return modes[unsigned(k)];
 }
 inline bool isBlocking(Kind k) { return modeOf(k) == Mode::Blocking; }
-/// MPI_Reduce_scatter and its forms, and MPI_Allgatherv: per-rank recvcounts
-/// instead of a count.
+/// MPI_Allgatherv and its forms: recvcounts and displs.
+inline bool hasDispls(Kind k) {
+  return k == Kind::Allgatherv || k == Kind::Iallgatherv || k == Kind::AllgathervInit;
+}
+/// MPI_Reduce_scatter and its forms, and MPI_Allgatherv's: per-rank
+/// recvcounts instead of a count.
 inline bool hasCounts(Kind k) {
   return k == Kind::ReduceScatter || k == Kind::IreduceScatter || k == Kind::ReduceScatterInit ||
-         k == Kind::Allgatherv || k == Kind::Iallgatherv;
+         hasDispls(k);
 }
-/// MPI_Allgatherv and MPI_Iallgatherv: recvcounts and displs.
-inline bool hasDispls(Kind k) { return k == Kind::Allgatherv || k == Kind::Iallgatherv; }
 /// The collective combines with an operation (not allgather, bcast and the
 /// block movers).
 inline bool reduces(Coll c) { return c != Coll::Allgather && c != Coll::Bcast && !movesBlocks(c); }
