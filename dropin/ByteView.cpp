@@ -132,9 +132,12 @@ int Staging::blocks(const Args &a, int rank, int size, Args &view,
     if (int rc = bytesOf(a.count, a.type, recvBytes); rc != MPI_SUCCESS)
       return rc;
   const int block = bySend ? sendBytes : recvBytes;
+  // (Only the sides MPI reads: an ignored count may be anything, and a rank
+  // that went native over it would part from the others.)
   if (int64_t(block) * size > INT_MAX || int64_t(sendBytes) * sendBlocks > INT_MAX ||
-      int64_t(recvBytes) * recvBlocks > INT_MAX || int64_t(a.count) * recvBlocks > INT_MAX ||
-      int64_t(a.sendcount) * sendBlocks > INT_MAX)
+      int64_t(recvBytes) * recvBlocks > INT_MAX ||
+      (recvSide && int64_t(a.count) * recvBlocks > INT_MAX) ||
+      (sendSide && int64_t(a.sendcount) * sendBlocks > INT_MAX))
     return MPI_ERR_COUNT;
   view.type = MPI_BYTE;
   view.count = block;

@@ -18,21 +18,29 @@ Args reducing(Kind k, const void *sendbuf, void *recvbuf, int count, MPI_Datatyp
   return Args{k, sendbuf, recvbuf, count, type, op, root, comm, request};
 }
 
-Args allgather(Kind k, const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
-               int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request) {
-  Args a{k, sendbuf, recvbuf, recvcount, recvtype, MPI_OP_NULL, 0, comm, request};
-  a.sendcount = sendcount;
-  a.sendtype = sendtype;
-  return a;
-}
-
-/// Alltoall, gather and scatter: both sides as MPI gives them (ByteView.h).
+/// Allgather and the block movers: both sides as MPI gives them (ByteView.h).
 Args blockMover(Kind k, const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                 int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
                 MPI_Request *request) {
   Args a{k, sendbuf, recvbuf, recvcount, recvtype, MPI_OP_NULL, root, comm, request};
   a.sendcount = sendcount;
   a.sendtype = sendtype;
+  return a;
+}
+
+Args allgather(Kind k, const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+               int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request) {
+  return blockMover(k, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, 0, comm,
+                    request);
+}
+
+/// MPI_Allgatherv's forms: per-rank counts and displacements.
+Args allgatherv(Kind k, const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                const int recvcounts[], const int displs[], MPI_Datatype recvtype,
+                MPI_Comm comm, MPI_Request *request) {
+  Args a = allgather(k, sendbuf, sendcount, sendtype, recvbuf, 0, recvtype, comm, request);
+  a.recvcounts = recvcounts;
+  a.displs = displs;
   return a;
 }
 
@@ -135,11 +143,8 @@ COLLC_C int collc_dropin_ibcast(void *buffer, int count, MPI_Datatype type, int 
 COLLC_C int collc_dropin_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                                     void *recvbuf, const int recvcounts[], const int displs[],
                                     MPI_Datatype recvtype, MPI_Comm comm) {
-  Args a = allgather(Kind::Allgatherv, sendbuf, sendcount, sendtype, recvbuf, 0, recvtype, comm,
-                     nullptr);
-  a.recvcounts = recvcounts;
-  a.displs = displs;
-  return serve(a);
+  return serve(allgatherv(Kind::Allgatherv, sendbuf, sendcount, sendtype, recvbuf, recvcounts,
+                          displs, recvtype, comm, nullptr));
 }
 COLLC_C int collc_dropin_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                                   void *recvbuf, int recvcount, MPI_Datatype recvtype,
@@ -163,11 +168,8 @@ COLLC_C int collc_dropin_iallgatherv(const void *sendbuf, int sendcount, MPI_Dat
                                      void *recvbuf, const int recvcounts[], const int displs[],
                                      MPI_Datatype recvtype, MPI_Comm comm,
                                      MPI_Request *request) {
-  Args a = allgather(Kind::Iallgatherv, sendbuf, sendcount, sendtype, recvbuf, 0, recvtype, comm,
-                     request);
-  a.recvcounts = recvcounts;
-  a.displs = displs;
-  return nonBlocking(a);
+  return nonBlocking(allgatherv(Kind::Iallgatherv, sendbuf, sendcount, sendtype, recvbuf,
+                                recvcounts, displs, recvtype, comm, request));
 }
 COLLC_C int collc_dropin_ialltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                                    void *recvbuf, int recvcount, MPI_Datatype recvtype,

@@ -8,8 +8,9 @@
  * each man page defines it; a receive side of another datatype than the send
  * side (pairs of ints against ints); a strided datatype on both sides (one
  * int every 8 bytes: packed and unpacked by the drop-in), whose gaps must
- * stay as they were; the arguments MPI ignores given as null at the ranks
- * that do not use them; and receive buffers MPI does not write (a gather's at
+ * stay as they were; the arguments MPI ignores given as null buffers and
+ * datatypes, with a count too large to be multiplied by p, at the ranks that
+ * do not use them; and receive buffers MPI does not write (a gather's at
  * its non-roots) checked untouched. Every rank checks its result against the
  * definition; rank 0 prints one line per case with the number of wrong
  * elements and a checksum, which compare.sh requires to be the same natively
@@ -17,6 +18,7 @@
  * header. */
 #include "casereport.h"
 
+#include <limits.h>
 #include <string.h>
 enum { ALLTOALL, GATHER, SCATTER };
 static const char *const collName[] = {"alltoall", "gather", "scatter"};
@@ -219,12 +221,12 @@ static void blockCase(int coll, int mode, long count, int variant, int root) {
   }
   if (variant == NULLS && coll == GATHER && rank != root) {
     c.recvArg = NULL;
-    c.rcount = 0;
+    c.rcount = INT_MAX / 2; /* ignored: not even multiplied by p */
     c.rtype = MPI_DATATYPE_NULL;
   }
   if (variant == NULLS && coll == SCATTER && rank != root) {
     c.sendArg = NULL;
-    c.scount = 0;
+    c.scount = INT_MAX / 2;
     c.stype = MPI_DATATYPE_NULL;
   }
   run(mode, &c);
