@@ -16,6 +16,58 @@ Status argError(std::string m) { return Status::error(ErrorCode::Argument, std::
 Status shapeError(std::string m) { return Status::error(ErrorCode::Shape, std::move(m)); }
 Status unsupported(std::string m) { return Status::error(ErrorCode::Unsupported, std::move(m)); }
 
+/// The p + 1 prefix sums of `counts`, none negative.
+Status prefixSums(const char *what, const MPI_Count *counts, uint64_t p,
+                  std::vector<uint64_t> &sums) {
+  if (!counts)
+    return argError(std::string(what) + " is null");
+  sums.assign(p + 1, 0);
+  for (uint64_t b = 0; b < p; ++b) {
+    if (counts[b] < 0)
+      return argError(std::string(what) + "[" + std::to_string(b) + "] = " +
+                      std::to_string(counts[b]) + " is negative");
+    sums[b + 1] = sums[b] + uint64_t(counts[b]);
+  }
+  return Status::success();
+}
+
+/// gatherv's, scatterv's and alltoallv's layouts. The root of a gatherv or
+/// scatterv knows every block; any other rank only its own (`count`), and
+/// the others are empty in its layout (onlyBlock: Executor::bind refuses a
+/// plan that would move them there).
+Status varyingLayout(Collective c, const Call &call, CallPlan &how, bool root) {
+  const uint64_t p = uint64_t(how.size), r = uint64_t(how.rank);
+  if (c == Collective::Alltoall) {
+    if (Status s = prefixSums("recvcounts", call.recvcounts, p, how.outBlockStart); !s.ok())
+      return s;
+    if (call.sendbuf == MPI_IN_PLACE) { // sendcounts are not significant
+      how.blockStart = how.outBlockStart;
+      return Status::success();
+    }
+    return prefixSums("sendcounts", call.sendcounts, p, how.blockStart);
+  }
+  const char *what = c == Collective::Gather ? "recvcounts" : "sendcounts";
+  if (root) {
+    const MPI_Count *counts = c == Collective::Gather ? call.recvcounts : call.sendcounts;
+    if (Status s = prefixSums(what, counts, p, how.blockStart); !s.ok())
+      return s;
+    // The root's own block: its count must match (MPI's signatures), unless
+    // its side of it is MPI_IN_PLACE.
+    const bool inPlace = c == Collective::Gather ? call.sendbuf == MPI_IN_PLACE
+                                                 : call.recvbuf == MPI_IN_PLACE;
+    if (!inPlace && counts[r] != call.count)
+      return argError(std::string(what) + "[" + std::to_string(r) + "] = " +
+                      std::to_string(counts[r]) + " but the root's own count is " +
+                      std::to_string(call.count));
+    return Status::success();
+  }
+  how.blockStart.assign(p + 1, 0);
+  for (uint64_t b = r + 1; b <= p; ++b)
+    how.blockStart[b] = uint64_t(call.count);
+  how.onlyBlock = how.rank;
+  return Status::success();
+}
+
 } // namespace
 
 namespace collc::rt {
@@ -23,12 +75,20 @@ namespace collc::rt {
 Status analyzeCall(const Shape &shape, bool planInPlace, const Call &call, CallPlan &how) {
   const Collective c = call.collective;
   const bool combining = reduces(c);
-  const bool variable = call.recvcounts != nullptr;
-  if (variable && c != Collective::ReduceScatterBlock && c != Collective::Allgather)
-    return argError("recvcounts are for reduce_scatter and allgatherv only");
+  // Per-rank counts: reduce_scatter and allgatherv (recvcounts, on every
+  // rank); gatherv, scatterv and alltoallv (`varying`: significant on some
+  // ranks only, read below).
+  const bool variable = call.recvcounts != nullptr || call.varying;
+  if (call.varying ? c != Collective::Gather && c != Collective::Scatter &&
+                         c != Collective::Alltoall
+                   : call.recvcounts && c != Collective::ReduceScatterBlock &&
+                         c != Collective::Allgather)
+    return argError("per-rank counts are for reduce_scatter, allgatherv, gatherv, scatterv and "
+                    "alltoallv only");
   if (call.comm == MPI_COMM_NULL)
     return argError("the communicator is MPI_COMM_NULL");
-  if (!variable && call.count < 0)
+  const bool countUsed = !variable || (call.varying && c != Collective::Alltoall);
+  if (countUsed && call.count < 0)
     return argError("count " + std::to_string(call.count) + " is negative");
   if (call.type == MPI_DATATYPE_NULL)
     return argError("the datatype is MPI_DATATYPE_NULL");
@@ -53,19 +113,30 @@ Status analyzeCall(const Shape &shape, bool planInPlace, const Call &call, CallP
 
   // The vector and this rank's part of it.
   const uint64_t p = uint64_t(how.size), r = uint64_t(how.rank);
+  const bool root = how.rank == call.root;
   how.blockStart.clear();
-  if (variable) {
-    how.blockStart.assign(p + 1, 0);
-    for (uint64_t b = 0; b < p; ++b) {
-      if (call.recvcounts[b] < 0)
-        return argError("recvcounts[" + std::to_string(b) + "] = " +
-                        std::to_string(call.recvcounts[b]) + " is negative");
-      how.blockStart[b + 1] = how.blockStart[b] + uint64_t(call.recvcounts[b]);
-    }
+  how.outBlockStart.clear();
+  how.onlyBlock = -1;
+  if (call.varying) {
+    if (Status s = varyingLayout(c, call, how, root); !s.ok())
+      return s;
+  } else if (variable) {
+    if (Status s = prefixSums("recvcounts", call.recvcounts, p, how.blockStart); !s.ok())
+      return s;
   }
   const uint64_t count = variable ? 0 : uint64_t(call.count);
   uint64_t &outElems = how.outElems;
-  switch (c) {
+  if (call.varying) {
+    // gatherv: count at every rank, the blocks at the root; scatterv the
+    // other way; alltoallv: sendcounts' sum in, recvcounts' out.
+    const uint64_t own = how.blockStart[r + 1] - how.blockStart[r];
+    const uint64_t sum = how.blockStart[p];
+    how.total = c == Collective::Alltoall ? sum : root ? sum : own;
+    how.inElems = c == Collective::Scatter ? sum : c == Collective::Gather ? own : sum;
+    outElems = c == Collective::Gather        ? sum
+               : c == Collective::Scatter     ? own
+                                              : how.outBlockStart[p];
+  } else switch (c) {
   case Collective::ReduceScatterBlock:
     how.total = variable ? how.blockStart[p] : p * count;
     how.inElems = how.total;
@@ -97,7 +168,6 @@ Status analyzeCall(const Shape &shape, bool planInPlace, const Call &call, CallP
     outElems = count;
     break;
   }
-  const bool root = how.rank == call.root;
   how.hasIn = c != Collective::Bcast && (c != Collective::Scatter || root);
   how.hasOut = (c != Collective::Reduce && c != Collective::Gather) || root;
   if (!how.hasIn)

@@ -200,6 +200,9 @@ int makeRequest(collc_plan plan, const Call &call, bool persistent, bool hold,
   b.count = size_t(how.total);
   b.extent = how.extent;
   b.blockStart = how.blockStart.empty() ? nullptr : how.blockStart.data();
+  b.outBlockStart = how.outBlockStart.empty() ? nullptr : how.outBlockStart.data();
+  b.onlyBlock = how.onlyBlock;
+  b.skipEmpty = !call.varying;
   b.out = how.hasOut ? call.recvbuf : nullptr;
   if (how.scratchOut) {
     req->outScratch = takeScratch(size_t(how.outElems) * b.extent + 1);
@@ -334,7 +337,8 @@ Call makeCall(Collective c, const void *sendbuf, void *recvbuf, MPI_Count count,
 /// Whether `req` was bound for exactly this call.
 bool sameCall(const collc_request_s *req, collc_plan plan, const Call &call) {
   const Call &c = req->call;
-  return req->planId == planId(plan) && c.collective == call.collective &&
+  return !call.varying && !call.recvcounts && req->planId == planId(plan) &&
+         c.collective == call.collective &&
          c.sendbuf == call.sendbuf && c.recvbuf == call.recvbuf && c.count == call.count &&
          c.type == call.type && c.op == call.op && c.root == call.root;
 }
@@ -373,7 +377,7 @@ int blocking(collc_plan plan, const Call &call) {
   // address, would have to match).
   const bool predefinedType = elemTypeOf(call.type).has_value();
   const bool cacheable = plan && call.comm != MPI_COMM_NULL && call.count > 0 &&
-                         !call.recvcounts && (predefinedType || handleFreesReachUs());
+                         !call.recvcounts && !call.varying && (predefinedType || handleFreesReachUs());
   if (cacheable) {
     CommState *state = nullptr;
     if (Status s = commState(call.comm, state); !s.ok())
@@ -556,6 +560,69 @@ COLLC_BOTH(scatter, Scatter, ROOTED_PARAMS, sendbuf, recvbuf, count, nullptr, MP
 #undef AGV_PARAMS
 #undef BCAST_PARAMS
 #undef ROOTED_PARAMS
+
+// The v-variants of the block movers: per-rank counts on one side or both.
+namespace {
+
+Call gathervCall(const void *sendbuf, MPI_Count sendcount, void *recvbuf,
+                 const MPI_Count *recvcounts, MPI_Datatype datatype, int root, MPI_Comm comm) {
+  Call call =
+      makeCall(Collective::Gather, sendbuf, recvbuf, sendcount, datatype, MPI_OP_NULL, root, comm);
+  call.recvcounts = recvcounts;
+  call.varying = true;
+  return call;
+}
+
+Call scattervCall(const void *sendbuf, const MPI_Count *sendcounts, void *recvbuf,
+                  MPI_Count recvcount, MPI_Datatype datatype, int root, MPI_Comm comm) {
+  Call call = makeCall(Collective::Scatter, sendbuf, recvbuf, recvcount, datatype, MPI_OP_NULL,
+                       root, comm);
+  call.sendcounts = sendcounts;
+  call.varying = true;
+  return call;
+}
+
+Call alltoallvCall(const void *sendbuf, const MPI_Count *sendcounts, void *recvbuf,
+                   const MPI_Count *recvcounts, MPI_Datatype datatype, MPI_Comm comm) {
+  Call call =
+      makeCall(Collective::Alltoall, sendbuf, recvbuf, 0, datatype, MPI_OP_NULL, 0, comm);
+  call.sendcounts = sendcounts;
+  call.recvcounts = recvcounts;
+  call.varying = true;
+  return call;
+}
+
+} // namespace
+
+// Blocking, non-blocking and persistent forms: `Params(Tail)` is the
+// parameter list, with `Tail` the request parameter or nothing.
+#define COLLC_REQUEST_PARAM , collc_request *request
+#define COLLC_VARYING(Name, Params, Make)                                                     \
+  int collc_##Name Params() { return blocking(plan, Make); }                                  \
+  int collc_i##Name Params(COLLC_REQUEST_PARAM) { return nonblocking(plan, Make, false, request); } \
+  int collc_##Name##_init Params(COLLC_REQUEST_PARAM) {                                      \
+    return nonblocking(plan, Make, true, request);                                            \
+  }
+#define GATHERV_PARAMS(Tail)                                                                  \
+  (collc_plan plan, const void *sendbuf, MPI_Count sendcount, void *recvbuf,                  \
+   const MPI_Count recvcounts[], MPI_Datatype datatype, int root, MPI_Comm comm Tail)
+#define SCATTERV_PARAMS(Tail)                                                                 \
+  (collc_plan plan, const void *sendbuf, const MPI_Count sendcounts[], void *recvbuf,         \
+   MPI_Count recvcount, MPI_Datatype datatype, int root, MPI_Comm comm Tail)
+#define ALLTOALLV_PARAMS(Tail)                                                                \
+  (collc_plan plan, const void *sendbuf, const MPI_Count sendcounts[], void *recvbuf,         \
+   const MPI_Count recvcounts[], MPI_Datatype datatype, MPI_Comm comm Tail)
+COLLC_VARYING(gatherv, GATHERV_PARAMS,
+              gathervCall(sendbuf, sendcount, recvbuf, recvcounts, datatype, root, comm))
+COLLC_VARYING(scatterv, SCATTERV_PARAMS,
+              scattervCall(sendbuf, sendcounts, recvbuf, recvcount, datatype, root, comm))
+COLLC_VARYING(alltoallv, ALLTOALLV_PARAMS,
+              alltoallvCall(sendbuf, sendcounts, recvbuf, recvcounts, datatype, comm))
+#undef COLLC_REQUEST_PARAM
+#undef COLLC_VARYING
+#undef GATHERV_PARAMS
+#undef SCATTERV_PARAMS
+#undef ALLTOALLV_PARAMS
 
 int collc_start(collc_request request) {
   if (!request)

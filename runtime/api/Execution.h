@@ -38,6 +38,11 @@ struct Call {
   void *recvbuf = nullptr;
   MPI_Count count = 0;
   const MPI_Count *recvcounts = nullptr;
+  /// scatterv's and alltoallv's per-rank send counts.
+  const MPI_Count *sendcounts = nullptr;
+  /// gatherv, scatterv, alltoallv: per-rank counts, whose arrays only the
+  /// ranks MPI reads them on need pass (`count` is the other side's count).
+  bool varying = false;
   MPI_Datatype type = MPI_DATATYPE_NULL;
   MPI_Op op = MPI_OP_NULL;
   int root = 0;
@@ -63,8 +68,15 @@ struct CallPlan {
   /// Where this rank's input is: sendbuf, or in place inside recvbuf
   /// (allgather: at rank·count elements).
   const void *inAt = nullptr;
-  /// MPI_Reduce_scatter: the p + 1 prefix sums of recvcounts; else empty.
+  /// Per-rank counts (MPI_Reduce_scatter, allgatherv, gatherv, scatterv,
+  /// alltoallv): the p + 1 prefix sums of the blocks' element counts; else
+  /// empty. A rank that knows only its own block (a gatherv's or scatterv's
+  /// non-root) has the others' as empty, and `onlyBlock` says so.
   std::vector<uint64_t> blockStart;
+  /// alltoallv: the prefix sums of recvcounts (out's layout; blockStart is
+  /// in's, of sendcounts); else empty.
+  std::vector<uint64_t> outBlockStart;
+  int onlyBlock = -1;
 };
 
 /// Checks that a plan of `shape` can serve `call` on this rank. Errors:

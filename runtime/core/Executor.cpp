@@ -83,11 +83,20 @@ Executor::Range Executor::bindRange(Buffer b, uint32_t chunk, uint32_t count, ui
     }
     range.elems += elems;
   };
+  // A block of this rank's own call: of known size (Buffers::onlyBlock).
+  const uint32_t perBlock = s.chunks / s.ranks;
+  auto known = [&](uint32_t c) {
+    return bufs_.onlyBlock < 0 || c / perBlock == uint32_t(bufs_.onlyBlock);
+  };
   if (b == Buffer::Tmp) {
+    if (bufs_.outBlockStart)
+      unknownSize_ = true; // alltoallv: which rank's block a tmp slot holds is not known here
     for (uint32_t j = 0; j < count; ++j) {
       uint32_t c = prep_->tmpChunks[ids + j];
       if (c == unknownChunk)
         unknownTmp_ = true;
+      else if (!known(c))
+        unknownSize_ = true;
       size_t elems = c == unknownChunk ? cap_ : layout_.size(c);
       add(tmp_.get() + (uint64_t(chunk) + j) * cap_ * ext, elems);
     }
@@ -96,9 +105,12 @@ Executor::Range Executor::bindRange(Buffer b, uint32_t chunk, uint32_t count, ui
     bool aliased = b == Buffer::In && bufs_.out && bufs_.in == bufs_.out;
     uint32_t first = b == Buffer::In ? inChunkOf(s, r, chunk) : outPlaceOf(s, r, chunk);
     uint32_t base = (b == Buffer::Out || aliased) ? outPlaceOf(s, r, 0) : inChunkOf(s, r, 0);
-    uint64_t from = layout_.begin(first), to = layout_.begin(first + count);
+    const ChunkLayout &layout = (b == Buffer::Out || aliased) ? outLayout_ : layout_;
+    if (count && (!known(first) || !known(first + count - 1)))
+      unknownSize_ = true;
+    uint64_t from = layout.begin(first), to = layout.begin(first + count);
     char *p = static_cast<char *>(aliased ? bufs_.out : slotBase(b));
-    add(p + (from - layout_.begin(base)) * ext, to - from);
+    add(p + (from - layout.begin(base)) * ext, to - from);
   }
   return range;
 }
@@ -114,6 +126,8 @@ Status Executor::bind(const PreparedRank &prep, const Buffers &buffers, Combiner
   const size_t ext = buffers.extent;
   layout_ = buffers.blockStart ? ChunkLayout(buffers.blockStart, s.ranks, s.chunks)
                                : ChunkLayout(buffers.count, s.chunks);
+  outLayout_ = buffers.outBlockStart ? ChunkLayout(buffers.outBlockStart, s.ranks, s.chunks)
+                                     : layout_;
   cap_ = layout_.maxChunk();
 
   const uint64_t longest = prep.longestChannel;
@@ -130,6 +144,7 @@ Status Executor::bind(const PreparedRank &prep, const Buffers &buffers, Combiner
     return outOfMemory("tmp slots", size_t(s.scratch) * cap_ * ext);
   pieces_.clear();
   unknownTmp_ = false;
+  unknownSize_ = false;
   bound_.assign(prep.ops.size(), BoundOp{});
   size_t stageElems = 0, scratchElems = 0, recvScratchElems = 0;
   std::vector<size_t> stageAt(prep.ops.size(), SIZE_MAX);
@@ -161,6 +176,14 @@ Status Executor::bind(const PreparedRank &prep, const Buffers &buffers, Combiner
       return Status::error(ErrorCode::Invalid,
                            "op " + std::to_string(i) + " uses tmp slots whose chunks cannot be "
                            "determined: the plan does not verify (collc verify)");
+    if (unknownSize_)
+      return Status::error(
+          ErrorCode::Unsupported,
+          "op " + std::to_string(i) + " of rank " + std::to_string(prep.rank) + " moves " +
+              (buffers.outBlockStart ? "a block through a tmp slot"
+                                     : "another rank's block, whose size it does not know") +
+              ": gatherv, scatterv and alltoallv need a plan in which every rank moves only "
+              "the blocks of its own call, from in to out (the library's linear and pairwise)");
     // Local operands must match element for element (a verified plan's do).
     const size_t want = op.kind == OpKind::Copy ? b.src.elems : b.buf.elems;
     if ((op.kind == OpKind::Copy || op.kind == OpKind::Reduce || op.kind == OpKind::RecvReduce) &&
@@ -266,7 +289,7 @@ Status Executor::startBlocking(std::span<const int> channelBase) {
   assert(prep_ && !running_ && "start without bind, or while running");
   assert(channelBase.size() == chanBase_.size() && "one base per channel");
   std::copy(channelBase.begin(), channelBase.end(), chanBase_.begin());
-  if (!direct_ || bufs_.count == 0 || !direct_->enter())
+  if (!direct_ || (bufs_.count == 0 && bufs_.skipEmpty) || !direct_->enter())
     return run();
   return runDirect();
 }
@@ -398,7 +421,7 @@ Status Executor::run() {
   doneOps_ = 0;
   std::copy(prep_->predCount.begin(), prep_->predCount.end(), pending_.begin());
   ready_.assign(roots_.begin(), roots_.end());
-  if (bufs_.count == 0 || prep_->ops.empty()) { // every rank skips: nothing moves
+  if ((bufs_.count == 0 && bufs_.skipEmpty) || prep_->ops.empty()) { // every rank skips
     running_ = false;
     return Status::success();
   }

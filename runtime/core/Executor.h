@@ -30,6 +30,18 @@ struct Buffers {
   /// element counts, the last equal to `count`; must outlive the binding.
   /// Null: the uniform layout.
   const uint64_t *blockStart = nullptr;
+  /// alltoallv: out's blocked layout (recvcounts), in's being `blockStart`
+  /// (sendcounts); such a call's blocks are only ever moved from in to out
+  /// (bind refuses tmp slots: their sizes are unknown). Null: as in.
+  const uint64_t *outBlockStart = nullptr;
+  /// Not negative: this rank knows the size of block `onlyBlock` alone (a
+  /// gatherv's or scatterv's non-root); bind refuses a program that touches
+  /// another block.
+  int onlyBlock = -1;
+  /// `count` 0 skips the run: every rank's count is 0 alike. Not so where
+  /// a rank knows only its own blocks (gatherv, scatterv, alltoallv): it
+  /// runs (messages of no bytes) as its peers, who may move data, do.
+  bool skipEmpty = true;
 };
 
 class Executor {
@@ -133,9 +145,10 @@ private:
   Transport *transport_ = nullptr;
   Combiner combine_;
   Buffers bufs_;
-  ChunkLayout layout_;
+  ChunkLayout layout_, outLayout_; ///< in's and tmp's; out's (alltoallv's own)
   size_t cap_ = 0; ///< elements per tmp slot
   bool unknownTmp_ = false; ///< bindRange met a tmp slot of unknown chunk
+  bool unknownSize_ = false; ///< bindRange met a block whose size this rank does not know
   ScratchPtr tmp_, stage_, scratch_;
   /// Combiner scratch of streamed receives: segments may be taken on another
   /// thread (one progressing another execution on the communicator) while

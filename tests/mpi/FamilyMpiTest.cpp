@@ -191,6 +191,58 @@ void blockMovers(Suite &s) {
   }
 }
 
+/// gatherv, scatterv and alltoallv: on the library's plans that move each
+/// rank's own blocks only (linear gather and scatter, every root; linear
+/// and pairwise alltoall), uneven counts with zeros, in place or not, every
+/// mode; the counts passed only where MPI reads them (Calls.cpp). And the
+/// plans that relay others' blocks refused on the ranks that would.
+void varying(Suite &s) {
+  using bench::CallKind;
+  const uint32_t p = uint32_t(s.size());
+  const Workload sumI = bench::builtinWorkload(rt::ReduceOp::Sum, rt::ElemType::Int64);
+  const Workload &mat = bench::matrixWorkload();
+  struct Case {
+    ir::Collective collective;
+    const char *algorithm;
+    CallKind kind;
+  };
+  for (const Case &k : {Case{ir::Collective::Gather, "linear", CallKind::Gatherv},
+                        Case{ir::Collective::Scatter, "linear", CallKind::Scatterv},
+                        Case{ir::Collective::Alltoall, "linear", CallKind::Alltoallv},
+                        Case{ir::Collective::Alltoall, "pairwise", CallKind::Alltoallv}}) {
+    const bool rooted = k.collective != ir::Collective::Alltoall;
+    for (uint32_t root = 0; root < (rooted ? p : 1); ++root) {
+      sched::GenOptions g;
+      g.ranks = p;
+      g.root = root;
+      LoadedPlan plan(sched::findAlgorithm(k.collective, k.algorithm)->build(g));
+      for (bool inPlace : {false, true})
+        for (const Workload *w : {&sumI, &mat})
+          for (const std::vector<MPI_Count> &counts : recvcountPatterns(p)) {
+            bench::Call c(k.kind, *w, MPI_COMM_WORLD, 0, inPlace, int(root), counts);
+            runAllModes(s, c, plan.plan);
+          }
+    }
+  }
+  // Binomial gather: a rank that relays others' blocks does not know their
+  // sizes, and refuses before sending anything; the leaves (and the root,
+  // which knows every block) would run, so only the relaying ranks call.
+  sched::GenOptions g;
+  g.ranks = p;
+  g.root = 0;
+  LoadedPlan binomial(sched::findAlgorithm(ir::Collective::Gather, "binomial")->build(g));
+  // Rooted at 0, an even rank r > 0 relays rank r + 1's block (if any).
+  if (s.rank() == 0 || s.rank() % 2 == 1 || uint32_t(s.rank()) + 1 >= p)
+    return;
+  std::vector<int64_t> buf(4);
+  int rc = collc_gatherv(binomial.plan, buf.data(), 1, nullptr, nullptr, MPI_INT64_T, 0,
+                         MPI_COMM_WORLD);
+  s.expect(rc == COLLC_ERR_UNSUPPORTED &&
+               std::string(collc_error_message()).find("does not know") != std::string::npos,
+           "gatherv on a binomial plan at relaying rank " + std::to_string(s.rank()) +
+               ": returned " + std::to_string(rc) + " (" + collc_error_message() + ")");
+}
+
 /// Refusals: a commutative-only plan and a non-commutative operation, shape
 /// mismatches, bad recvcounts — each before anything is sent.
 void refusals(Suite &s) {
@@ -224,6 +276,31 @@ void refusals(Suite &s) {
   expectCode(collc_scatter(scatter.plan, buf.data(), buf.data() + 32 * p, 1, MPI_INT64_T, 0,
                            MPI_COMM_WORLD),
              p > 1 ? COLLC_ERR_SHAPE : COLLC_SUCCESS, "a scatter plan for another root");
+  // The v-variants' counts, checked where MPI reads them, before anything
+  // is sent: each case is refused on every rank that calls.
+  LoadedPlan linearGather(sched::findAlgorithm(ir::Collective::Gather, "linear")->build(g));
+  LoadedPlan linearScatter(sched::findAlgorithm(ir::Collective::Scatter, "linear")->build(g));
+  g.root = 0;
+  LoadedPlan pairwise(sched::findAlgorithm(ir::Collective::Alltoall, "pairwise")->build(g));
+  std::vector<MPI_Count> ones(p, 1), negative(p, 1);
+  negative[p - 1] = -2;
+  if (uint32_t(s.rank()) == p - 1) {
+    expectCode(collc_gatherv(linearGather.plan, buf.data(), 1, buf.data() + 8, nullptr,
+                             MPI_INT64_T, int(p) - 1, MPI_COMM_WORLD),
+               COLLC_ERR_ARG, "gatherv without recvcounts at the root");
+    expectCode(collc_gatherv(linearGather.plan, buf.data(), 2, buf.data() + 8, ones.data(),
+                             MPI_INT64_T, int(p) - 1, MPI_COMM_WORLD),
+               COLLC_ERR_ARG, "gatherv whose root sends 2 but receives 1 from itself");
+    expectCode(collc_scatterv(linearScatter.plan, buf.data(), negative.data(), buf.data() + 8,
+                              1, MPI_INT64_T, int(p) - 1, MPI_COMM_WORLD),
+               COLLC_ERR_ARG, "scatterv with a negative sendcount");
+  }
+  expectCode(collc_alltoallv(pairwise.plan, buf.data(), ones.data(), buf.data() + 8 * p,
+                             negative.data(), MPI_INT64_T, MPI_COMM_WORLD),
+             COLLC_ERR_ARG, "alltoallv with a negative recvcount");
+  expectCode(collc_alltoallv(pairwise.plan, buf.data(), nullptr, buf.data() + 8 * p,
+                             ones.data(), MPI_INT64_T, MPI_COMM_WORLD),
+             COLLC_ERR_ARG, "alltoallv without sendcounts");
   // MPI_IN_PLACE only where MPI allows it: refused on the rank that misuses
   // it, before anything is sent (the others make no call).
   const bool last = uint32_t(s.rank()) == p - 1;
@@ -275,6 +352,7 @@ int main(int argc, char **argv) {
       std::printf("collc family suite on %d ranks\n", s.size());
     s.test("family", [&] { family(s); });
     s.test("block_movers", [&] { blockMovers(s); });
+    s.test("varying", [&] { varying(s); });
     s.test("refusals", [&] { refusals(s); });
     s.test("cpp_wrapper", [&] { cppWrapper(s); });
     status = s.finish();

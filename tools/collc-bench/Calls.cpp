@@ -33,6 +33,12 @@ const char *name(CallKind k) {
     return "scatter";
   case CallKind::Allgatherv:
     return "allgatherv";
+  case CallKind::Gatherv:
+    return "gatherv";
+  case CallKind::Scatterv:
+    return "scatterv";
+  case CallKind::Alltoallv:
+    return "alltoallv";
   }
   return "?";
 }
@@ -63,10 +69,13 @@ int planCollective(CallKind k) {
   case CallKind::Bcast:
     return COLLC_BCAST;
   case CallKind::Alltoall:
+  case CallKind::Alltoallv:
     return COLLC_ALLTOALL;
   case CallKind::Gather:
+  case CallKind::Gatherv:
     return COLLC_GATHER;
   case CallKind::Scatter:
+  case CallKind::Scatterv:
     return COLLC_SCATTER;
   }
   return -1;
@@ -80,11 +89,44 @@ bool combines(CallKind k) {
   case CallKind::Alltoall:
   case CallKind::Gather:
   case CallKind::Scatter:
+  case CallKind::Gatherv:
+  case CallKind::Scatterv:
+  case CallKind::Alltoallv:
     return false;
   default:
     return true;
   }
 }
+
+bool Call::varies(CallKind k) {
+  return k == CallKind::ReduceScatter || k == CallKind::Allgatherv || k == CallKind::Gatherv ||
+         k == CallKind::Scatterv || k == CallKind::Alltoallv;
+}
+
+namespace {
+
+std::vector<uint64_t> prefixSums(const std::vector<MPI_Count> &counts) {
+  std::vector<uint64_t> sums(counts.size() + 1, 0);
+  for (size_t b = 0; b < counts.size(); ++b)
+    sums[b + 1] = sums[b] + uint64_t(counts[b]);
+  return sums;
+}
+
+std::vector<int> toInts(const std::vector<MPI_Count> &counts) {
+  std::vector<int> out;
+  for (MPI_Count c : counts)
+    out.push_back(int(std::min<MPI_Count>(c, INT_MAX)));
+  return out;
+}
+
+std::vector<int> toInts(const std::vector<uint64_t> &starts) {
+  std::vector<int> out;
+  for (size_t b = 0; b + 1 < starts.size(); ++b)
+    out.push_back(int(std::min<uint64_t>(starts[b], INT_MAX)));
+  return out;
+}
+
+} // namespace
 
 Bytes allocateZeroed(size_t bytes) {
   const size_t rounded = (bytes + 63) / 64 * 64 + 64;
@@ -102,9 +144,24 @@ Call::Call(CallKind kind, const Workload &w, MPI_Comm comm, uint64_t n, bool inP
   MPI_Comm_size(comm, &size_);
   const uint64_t p = uint64_t(size_);
   block_ = n / p;
-  const bool variable = kind == CallKind::ReduceScatter || kind == CallKind::Allgatherv;
+  const bool variable = varies(kind);
   if (variable && recvcounts_.empty())
     recvcounts_.assign(p, MPI_Count(block_));
+  if (kind == CallKind::Alltoallv) {
+    // Rank i sends counts[(i + j) % p] to j: symmetric, and every rank's
+    // input has the same length (the counts' sum).
+    const std::vector<MPI_Count> counts = recvcounts_;
+    for (uint64_t j = 0; j < p; ++j) {
+      sendcounts_.push_back(counts[(r() + j) % p]);
+      recvFrom_.push_back(counts[(j + r()) % p]);
+    }
+    recvcounts_ = sendcounts_; // blockStart_ below: what this rank sends
+    recvStart_ = prefixSums(recvFrom_);
+    intSend_ = toInts(sendcounts_);
+    intRecv_ = toInts(recvFrom_);
+    intSdispls_ = toInts(prefixSums(sendcounts_));
+    intRdispls_ = toInts(recvStart_);
+  }
   blockStart_.assign(p + 1, 0);
   for (uint64_t b = 0; b < p; ++b)
     blockStart_[b + 1] = blockStart_[b] + (variable ? uint64_t(recvcounts_[b]) : block_);
@@ -127,8 +184,17 @@ Call::Call(CallKind kind, const Workload &w, MPI_Comm comm, uint64_t n, bool inP
     total_ = inElems_ = outElems_ = p * block_;
     break;
   case CallKind::Allgatherv:
+  case CallKind::Gatherv:
     total_ = outElems_ = blockStart_[p];
     inElems_ = blockStart_[r() + 1] - blockStart_[r()];
+    break;
+  case CallKind::Scatterv:
+    total_ = inElems_ = blockStart_[p];
+    outElems_ = blockStart_[r() + 1] - blockStart_[r()];
+    break;
+  case CallKind::Alltoallv:
+    total_ = inElems_ = blockStart_[p];
+    outElems_ = recvStart_[p];
     break;
   case CallKind::Scatter:
     total_ = inElems_ = p * block_;
@@ -162,16 +228,17 @@ void Call::prepare(uint64_t salt) {
     return;
   }
   fillInput(*w_, rank_, salt, in_.get(), inElems_);
-  const bool rooted = kind_ == CallKind::Reduce || kind_ == CallKind::Gather;
+  const bool rooted =
+      kind_ == CallKind::Reduce || kind_ == CallKind::Gather || kind_ == CallKind::Gatherv;
   const bool hasOut = !rooted || rank_ == root_;
-  if (kind_ == CallKind::Scatter) {
+  if (kind_ == CallKind::Scatter || kind_ == CallKind::Scatterv) {
     // In place (the root's recvbuf): the root's block stays in sendbuf.
     if (inPlace_ && rank_ == root_)
-      std::memcpy(out_.get(), in_.get() + r() * block_ * ext, block_ * ext);
+      std::memcpy(out_.get(), in_.get() + blockStart_[r()] * ext, outElems_ * ext);
     return;
   }
   const bool blockIn = kind_ == CallKind::Allgather || kind_ == CallKind::Gather ||
-                       kind_ == CallKind::Allgatherv;
+                       kind_ == CallKind::Allgatherv || kind_ == CallKind::Gatherv;
   if (inPlace_ && hasOut)
     std::memcpy(out_.get() + (blockIn ? blockStart_[r()] * ext : 0), in_.get(), inElems_ * ext);
 }
@@ -215,10 +282,27 @@ std::string Call::check(uint64_t salt) {
     fillInput(*w_, root_, salt, want_.get(), n);
     break;
   case CallKind::Gather:
+  case CallKind::Gatherv:
     if (rank_ != root_)
       return "";
     for (uint64_t q = 0; q < uint64_t(size_); ++q)
-      fillInput(*w_, int(q), salt, want_.get() + q * block_ * ext, block_);
+      fillInput(*w_, int(q), salt, want_.get() + blockStart_[q] * ext,
+                blockStart_[q + 1] - blockStart_[q]);
+    break;
+  case CallKind::Scatterv: // block r of the root's input
+    fillInput(*w_, root_, salt, scratch_.get(), total_);
+    std::memcpy(want_.get(), scratch_.get() + blockStart_[r()] * ext, n * ext);
+    break;
+  case CallKind::Alltoallv: // rank q's block for r, as block q
+    for (uint64_t q = 0; q < uint64_t(size_); ++q) {
+      const uint64_t p = uint64_t(size_);
+      uint64_t from = 0; // where rank q's block r starts in q's input
+      for (uint64_t j = 0; j < r(); ++j)
+        from += uint64_t(recvcounts_[(q + j + p - r()) % p]);
+      fillInput(*w_, int(q), salt, scratch_.get(), total_);
+      std::memcpy(want_.get() + recvStart_[q] * ext, scratch_.get() + from * ext,
+                  uint64_t(recvFrom_[q]) * ext);
+    }
     break;
   case CallKind::Alltoall: // rank q's input, block r, as block q
     for (uint64_t q = 0; q < uint64_t(size_); ++q) {
@@ -273,14 +357,26 @@ int Call::native() {
   case CallKind::Allgatherv:
     return MPI_Allgatherv(inPlace_ ? MPI_IN_PLACE : in_.get(), intCounts_[r()], t, o,
                           intCounts_.data(), intDispls_.data(), t, comm_);
+  case CallKind::Gatherv:
+    return MPI_Gatherv(inPlace_ && rank_ != root_ ? in_.get() : s, intCounts_[r()], t, o,
+                       intCounts_.data(), intDispls_.data(), t, root_, comm_);
+  case CallKind::Scatterv:
+    return MPI_Scatterv(in_.get(), intCounts_.data(), intDispls_.data(), t,
+                        inPlace_ && rank_ == root_ ? MPI_IN_PLACE : o, intCounts_[r()], t,
+                        root_, comm_);
+  case CallKind::Alltoallv:
+    return MPI_Alltoallv(s, intSend_.data(), intSdispls_.data(), t, o, intRecv_.data(),
+                         intRdispls_.data(), t, comm_);
   }
   return MPI_ERR_OTHER;
 }
 
 int Call::collc(collc_plan plan, int mode, collc_request *req) {
   void *o = out_.get();
-  const bool reduceNonRoot =
-      (kind_ == CallKind::Reduce || kind_ == CallKind::Gather) && rank_ != root_;
+  const bool reduceNonRoot = (kind_ == CallKind::Reduce || kind_ == CallKind::Gather ||
+                              kind_ == CallKind::Gatherv) &&
+                             rank_ != root_;
+  const bool root = rank_ == root_;
   const void *s = reduceNonRoot ? in_.get() : sendbuf();
   void *ro = reduceNonRoot ? nullptr : o;
   const MPI_Count n = MPI_Count(total_), b = MPI_Count(block_);
@@ -318,6 +414,15 @@ int Call::collc(collc_plan plan, int mode, collc_request *req) {
                 inPlace_ && rank_ == root_ ? MPI_IN_PLACE : o, b, t, root_, c);
   case CallKind::Allgatherv:
     COLLC_MODES(allgatherv, s, o, rc, t, c);
+  // (the counts only where MPI reads them)
+  case CallKind::Gatherv:
+    COLLC_MODES(gatherv, s, recvcounts_[r()], ro, root ? rc : nullptr, t, root_, c);
+  case CallKind::Scatterv:
+    COLLC_MODES(scatterv, root ? in_.get() : nullptr, root ? rc : nullptr,
+                inPlace_ && root ? MPI_IN_PLACE : o, recvcounts_[r()], t, root_, c);
+  case CallKind::Alltoallv:
+    COLLC_MODES(alltoallv, s, inPlace_ ? nullptr : sendcounts_.data(), o, recvFrom_.data(), t,
+                c);
   }
 #undef COLLC_MODES
   return COLLC_ERR_ARG;
@@ -326,15 +431,15 @@ int Call::collc(collc_plan plan, int mode, collc_request *req) {
 std::string Call::describe() const {
   std::string s = std::string(name(kind_)) + " p=" + std::to_string(size_) + " " + w_->opName +
                   "/" + w_->typeName;
-  if (kind_ == CallKind::ReduceScatter || kind_ == CallKind::Allgatherv) {
-    s += " recvcounts";
+  if (varies(kind_)) {
+    s += kind_ == CallKind::Alltoallv ? " sendcounts" : " counts";
     for (MPI_Count c : recvcounts_)
       s += " " + std::to_string(c);
   } else {
     s += " n=" + std::to_string(total_);
   }
   if (kind_ == CallKind::Reduce || kind_ == CallKind::Bcast || kind_ == CallKind::Gather ||
-      kind_ == CallKind::Scatter)
+      kind_ == CallKind::Scatter || kind_ == CallKind::Gatherv || kind_ == CallKind::Scatterv)
     s += " root " + std::to_string(root_);
   return s + (inPlace_ ? " in-place" : "");
 }

@@ -44,11 +44,17 @@ enum class CallKind {
   Gather,
   Scatter,
   Allgatherv, ///< on an allgather plan, per-rank recvcounts, blocks one after another
+  Gatherv,    ///< on a gather plan: rank q sends counts[q], the root's blocks in a row
+  Scatterv,   ///< on a scatter plan: rank q receives counts[q]
+  /// on an alltoall plan: rank i sends counts[(i + j) % p] to rank j (a
+  /// symmetric pattern, as MPI_IN_PLACE needs)
+  Alltoallv,
 };
 inline constexpr CallKind allCallKinds[] = {
     CallKind::Allreduce, CallKind::Reduce,   CallKind::ReduceScatterBlock, CallKind::ReduceScatter,
     CallKind::Scan,      CallKind::Exscan,   CallKind::Allgather,          CallKind::Bcast,
-    CallKind::Alltoall,  CallKind::Gather,   CallKind::Scatter,            CallKind::Allgatherv};
+    CallKind::Alltoall,  CallKind::Gather,   CallKind::Scatter,            CallKind::Allgatherv,
+    CallKind::Gatherv,   CallKind::Scatterv, CallKind::Alltoallv};
 
 /// "allreduce", ..., "reduce_scatter", as the MPI function is named.
 const char *name(CallKind k);
@@ -69,7 +75,9 @@ Bytes allocateZeroed(size_t bytes);
 class Call {
 public:
   /// Precondition: recvcounts, if given, has one entry per rank (ReduceScatter,
-  /// Allgatherv: else the even split of n).
+  /// Allgatherv, Gatherv, Scatterv, Alltoallv: else the even split of n).
+  /// Whether `k` has per-rank counts.
+  static bool varies(CallKind k);
   Call(CallKind kind, const Workload &w, MPI_Comm comm, uint64_t n, bool inPlace, int root,
        std::vector<MPI_Count> recvcounts = {});
 
@@ -105,6 +113,11 @@ private:
   std::vector<int> intCounts_; ///< recvcounts for MPI_Reduce_scatter, MPI_Allgatherv
   std::vector<int> intDispls_; ///< MPI_Allgatherv's displs: the blocks one after another
   std::vector<uint64_t> blockStart_;
+  /// Alltoallv: what this rank receives from each rank (blockStart_ is what
+  /// it sends), and MPI_Alltoallv's int arrays.
+  std::vector<MPI_Count> sendcounts_, recvFrom_;
+  std::vector<uint64_t> recvStart_;
+  std::vector<int> intSend_, intSdispls_, intRecv_, intRdispls_;
   Bytes in_, out_, want_, scratch_;
 };
 

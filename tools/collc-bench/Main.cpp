@@ -58,8 +58,11 @@ OPTIONS:
                    a user op (MPI_Op_create(commute = 1)). MPI must define OP on T.
   --collective C   time every plan as the MPI call C: allreduce, reduce,
                    reduce_scatter_block, reduce_scatter (evenly split recvcounts),
-                   scan, exscan, allgather, bcast, alltoall, gather, scatter or
-                   allgatherv (on an allgather plan, evenly split recvcounts)
+                   scan, exscan, allgather, bcast, alltoall, gather, scatter,
+                   allgatherv (on an allgather plan, evenly split recvcounts),
+                   gatherv, scatterv or alltoallv (on a gather, scatter or
+                   alltoall plan that moves each rank's own blocks only, evenly
+                   split counts)
                    (default: each plan's own collective; a reduce_scatter_block plan as
                    MPI_Reduce_scatter_block). A plan for another collective gives a
                    refused row.
@@ -423,8 +426,8 @@ Row Bench::run(collc_plan plan, const collc_plan_info &info, size_t requested,
   std::optional<CallKind> kind = opt.collective;
   if (!kind)
     for (CallKind k : collc::bench::allCallKinds)
-      if (collc::bench::planCollective(k) == info.collective && k != CallKind::ReduceScatter &&
-          k != CallKind::Allgatherv) {
+      if (collc::bench::planCollective(k) == info.collective &&
+          !collc::bench::Call::varies(k)) {
         kind = k;
         break;
       }

@@ -203,6 +203,48 @@ int collc_iscatter(collc_plan plan, const void *sendbuf, void *recvbuf, MPI_Coun
 int collc_scatter_init(collc_plan plan, const void *sendbuf, void *recvbuf, MPI_Count count,
                        MPI_Datatype datatype, int root, MPI_Comm comm, collc_request *request);
 
+/* The v-variants of the block movers, on plans of gather, scatter and
+ * alltoall whose every rank moves only the blocks of its own call, straight
+ * between in and out (the library's linear gather and scatter, linear and
+ * pairwise alltoall): a rank knows the sizes of those blocks only. Blocks lie
+ * one after another (MPI's displs the prefix sums of the counts); zero
+ * counts are allowed. gatherv: every rank sends sendcount elements; the
+ * root's recvcounts (significant there only) give each rank's block, its own
+ * equal to its sendcount unless sendbuf is MPI_IN_PLACE. scatterv: the
+ * root's sendcounts (significant there only), recvcount at each rank, the
+ * root's equal to its sendcounts entry unless recvbuf is MPI_IN_PLACE.
+ * alltoallv: block j of sendbuf (sendcounts[j] elements) goes to rank j,
+ * block j of recvbuf (recvcounts[j]) comes from rank j; MPI_IN_PLACE as
+ * sendbuf takes the data from recvbuf, laid out by recvcounts. A plan that
+ * moves another rank's block (binomial, Bruck) is refused with
+ * COLLC_ERR_UNSUPPORTED on the ranks it would make do so. */
+int collc_gatherv(collc_plan plan, const void *sendbuf, MPI_Count sendcount, void *recvbuf,
+                  const MPI_Count recvcounts[], MPI_Datatype datatype, int root, MPI_Comm comm);
+int collc_igatherv(collc_plan plan, const void *sendbuf, MPI_Count sendcount, void *recvbuf,
+                   const MPI_Count recvcounts[], MPI_Datatype datatype, int root, MPI_Comm comm,
+                   collc_request *request);
+int collc_gatherv_init(collc_plan plan, const void *sendbuf, MPI_Count sendcount, void *recvbuf,
+                       const MPI_Count recvcounts[], MPI_Datatype datatype, int root,
+                       MPI_Comm comm, collc_request *request);
+int collc_scatterv(collc_plan plan, const void *sendbuf, const MPI_Count sendcounts[],
+                   void *recvbuf, MPI_Count recvcount, MPI_Datatype datatype, int root,
+                   MPI_Comm comm);
+int collc_iscatterv(collc_plan plan, const void *sendbuf, const MPI_Count sendcounts[],
+                    void *recvbuf, MPI_Count recvcount, MPI_Datatype datatype, int root,
+                    MPI_Comm comm, collc_request *request);
+int collc_scatterv_init(collc_plan plan, const void *sendbuf, const MPI_Count sendcounts[],
+                        void *recvbuf, MPI_Count recvcount, MPI_Datatype datatype, int root,
+                        MPI_Comm comm, collc_request *request);
+int collc_alltoallv(collc_plan plan, const void *sendbuf, const MPI_Count sendcounts[],
+                    void *recvbuf, const MPI_Count recvcounts[], MPI_Datatype datatype,
+                    MPI_Comm comm);
+int collc_ialltoallv(collc_plan plan, const void *sendbuf, const MPI_Count sendcounts[],
+                     void *recvbuf, const MPI_Count recvcounts[], MPI_Datatype datatype,
+                     MPI_Comm comm, collc_request *request);
+int collc_alltoallv_init(collc_plan plan, const void *sendbuf, const MPI_Count sendcounts[],
+                         void *recvbuf, const MPI_Count recvcounts[], MPI_Datatype datatype,
+                         MPI_Comm comm, collc_request *request);
+
 /* *flag = 1 when the request's execution has finished. */
 int collc_test(collc_request *request, int *flag);
 int collc_wait(collc_request *request);

@@ -161,6 +161,18 @@ public:
                MPI_Comm comm) const {
     check(collc_scatter(p_, send, recv, n, t, root, comm));
   }
+  void gatherv(const void *send, MPI_Count sendcount, void *recv, const MPI_Count recvcounts[],
+               MPI_Datatype t, int root, MPI_Comm comm) const {
+    check(collc_gatherv(p_, send, sendcount, recv, recvcounts, t, root, comm));
+  }
+  void scatterv(const void *send, const MPI_Count sendcounts[], void *recv, MPI_Count recvcount,
+                MPI_Datatype t, int root, MPI_Comm comm) const {
+    check(collc_scatterv(p_, send, sendcounts, recv, recvcount, t, root, comm));
+  }
+  void alltoallv(const void *send, const MPI_Count sendcounts[], void *recv,
+                 const MPI_Count recvcounts[], MPI_Datatype t, MPI_Comm comm) const {
+    check(collc_alltoallv(p_, send, sendcounts, recv, recvcounts, t, comm));
+  }
   /// The non-blocking or persistent form of a family call:
   /// `call(plan, &request)` is any collc_i* or collc_*_init call bound to its
   /// arguments, e.g. [&](collc_plan p, collc_request *r) { return
