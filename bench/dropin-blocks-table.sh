@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # bench/dropin-blocks-table.sh: docs/performance.md's table for the drop-in's
 # block movers — an unmodified program's MPI_Alltoall, MPI_Gather and
-# MPI_Scatter under libcollc_mpi.so (its default table's plans) over native
+# MPI_Scatter, and their v-variants with even counts, under libcollc_mpi.so (its default table's plans) over native
 # MPI (Open MPI, or MPICH with MPI=mpich: bench/mpi.sh), at p = 2 and 4 and
 # 8p B / 64 KiB / 1 MiB / 16 MiB.
 #

@@ -15,6 +15,15 @@ int Staging::pack() const {
   if (!in_.used)
     return MPI_SUCCESS;
   int position = 0;
+  for (const Piece &piece : inPieces_) {
+    position = 0;
+    if (int rc = PMPI_Pack(piece.buf, piece.count, in_.type, buf_.get() + piece.at,
+                           int(bytes_ - piece.at), &position, MPI_COMM_SELF);
+        rc != MPI_SUCCESS)
+      return rc;
+  }
+  if (!inPieces_.empty())
+    return MPI_SUCCESS;
   char *to = buf_.get() + in_.at;
   if (!in_.resized())
     return PMPI_Pack(in_.buf, in_.count, in_.type, to, int(bytes_ - in_.at), &position,
@@ -249,11 +258,152 @@ int Staging::varying(const Args &a, int rank, int size, Args &view,
   return MPI_SUCCESS;
 }
 
+namespace {
+
+/// One side of a v-variant: `blocks` blocks, block b `counts[b]` elements of
+/// `type` at `displs[b]` extents from `buf` (a one-block side: its count,
+/// at 0).
+struct VSide {
+  bool used = false;
+  void *buf = nullptr;
+  const int *counts = nullptr, *displs = nullptr;
+  MPI_Datatype type = MPI_DATATYPE_NULL;
+  int blocks = 1;
+  // Filled by measure():
+  MPI_Aint extent = 0;
+  std::vector<size_t> at; ///< blocks + 1 prefix sums of the blocks' bytes
+  bool asIs = false;      ///< bytes, one block after another: used in place
+
+  /// The side's bytes into `bytes` (one int per block). MPI_ERR_ARG: a null
+  /// array or datatype, a negative count; MPI_ERR_COUNT: beyond an int.
+  int measure(int *bytes) {
+    if (!counts || !displs || type == MPI_DATATYPE_NULL)
+      return MPI_ERR_ARG;
+    MPI_Aint lb = 0;
+    if (int rc = PMPI_Type_get_extent(type, &lb, &extent); rc != MPI_SUCCESS)
+      return rc;
+    at.assign(size_t(blocks) + 1, 0);
+    int64_t elems = 0;
+    asIs = laidAsBytes(type);
+    for (int b = 0; b < blocks; ++b) {
+      if (counts[b] < 0)
+        return MPI_ERR_ARG;
+      if (int rc = bytesOf(counts[b], type, bytes[b]); rc != MPI_SUCCESS)
+        return rc;
+      asIs = asIs && (counts[b] == 0 || displs[b] == elems);
+      elems += counts[b];
+      at[size_t(b) + 1] = at[size_t(b)] + size_t(bytes[b]);
+    }
+    return at.back() > size_t(INT_MAX) ? MPI_ERR_COUNT : MPI_SUCCESS;
+  }
+  /// Its blocks as pieces of packed bytes from `from`.
+  void pieces(size_t from, std::vector<Staging::Piece> &out) const {
+    for (int b = 0; b < blocks; ++b)
+      if (counts[b] > 0)
+        out.push_back({from + at[size_t(b)], blockOf(buf, MPI_Aint(displs[b]) * extent),
+                       counts[b]});
+  }
+};
+
+} // namespace
+
+int Staging::vBlocks(const Args &a, int rank, int size, Args &view,
+                     std::unique_ptr<Staging> &staging, std::vector<int> &byteCounts) {
+  static const int zero = 0;
+  const bool root = rank == a.root;
+  VSide send, recv;
+  send.buf = const_cast<void *>(a.sendbuf);
+  send.type = a.sendtype;
+  recv.buf = a.recvbuf;
+  recv.type = a.type;
+  switch (collOf(a.kind)) {
+  case Coll::Gather:
+    send.used = !(root && a.sendbuf == MPI_IN_PLACE);
+    send.counts = &a.sendcount;
+    send.displs = &zero;
+    recv.used = root;
+    recv.counts = a.recvcounts;
+    recv.displs = a.displs;
+    recv.blocks = size;
+    break;
+  case Coll::Scatter:
+    send.used = root;
+    send.counts = a.sendcounts;
+    send.displs = a.sdispls;
+    send.blocks = size;
+    recv.used = !(root && a.recvbuf == MPI_IN_PLACE);
+    recv.counts = &a.count;
+    recv.displs = &zero;
+    break;
+  default: // alltoallv
+    send.used = a.sendbuf != MPI_IN_PLACE;
+    send.counts = a.sendcounts;
+    send.displs = a.sdispls;
+    send.blocks = size;
+    recv.used = true;
+    recv.counts = a.recvcounts;
+    recv.displs = a.displs;
+    recv.blocks = size;
+    break;
+  }
+  // Bytes: the receive side's at 0, the send side's at size (Serve.cpp:
+  // runtimeCall reads them there).
+  byteCounts.assign(2 * size_t(size), 0);
+  int *recvBytes = byteCounts.data(), *sendBytes = byteCounts.data() + size;
+  if (send.used)
+    if (int rc = send.measure(sendBytes); rc != MPI_SUCCESS)
+      return rc;
+  if (recv.used)
+    if (int rc = recv.measure(recvBytes); rc != MPI_SUCCESS)
+      return rc;
+  view.type = view.sendtype = MPI_BYTE;
+  view.displs = view.sdispls = nullptr; // the view's blocks lie one after another
+  view.recvcounts = recv.used && recv.blocks == size ? recvBytes : nullptr;
+  view.sendcounts = send.used && send.blocks == size ? sendBytes : nullptr;
+  view.sendcount = send.used && send.blocks == 1 ? sendBytes[0] : 0;
+  view.count = recv.used && recv.blocks == 1 ? recvBytes[0] : 0;
+  const bool stageIn = send.used && !send.asIs;
+  const bool stageOut = recv.used && !recv.asIs;
+  if (!stageIn && !stageOut)
+    return MPI_SUCCESS;
+  const size_t inBytes = stageIn ? send.at.back() : 0;
+  auto s = std::make_unique<Staging>();
+  s->bytes_ = inBytes + (stageOut ? recv.at.back() : 0);
+  s->buf_.reset(new (std::nothrow) char[s->bytes_ + 1]);
+  if (!s->buf_)
+    return MPI_ERR_NO_MEM;
+  if (stageIn) {
+    s->in_ = {true, send.buf, 0, send.type, 0};
+    send.pieces(0, s->inPieces_);
+    view.sendbuf = s->buf_.get();
+  }
+  if (stageOut) {
+    s->out_ = {true, recv.buf, 0, recv.type, inBytes};
+    recv.pieces(inBytes, s->outPieces_);
+    view.recvbuf = s->buf_.get() + inBytes;
+    // In place, the input is in recvbuf: the gatherv root's own block, or
+    // every block of an alltoallv; packed into its place before the run.
+    if (!send.used && collOf(a.kind) == Coll::Alltoall) {
+      s->in_ = {true, recv.buf, 0, recv.type, inBytes};
+      s->inPieces_ = s->outPieces_;
+    } else if (!send.used && collOf(a.kind) == Coll::Gather && a.recvcounts[rank] > 0) {
+      s->in_ = {true, recv.buf, 0, recv.type, inBytes};
+      s->inPieces_.push_back(
+          {inBytes + recv.at[size_t(rank)],
+           blockOf(recv.buf, MPI_Aint(a.displs[rank]) * recv.extent), a.recvcounts[rank]});
+    }
+  }
+  staging = Staging::held(std::move(s));
+  return MPI_SUCCESS;
+}
+
 int byteView(const Args &a, int rank, int size, Args &view, std::unique_ptr<Staging> &staging,
              std::vector<int> &byteCounts) {
   view = a;
   staging.reset();
   const Coll c = collOf(a.kind);
+  if (isVarying(a.kind))
+    return Staging::vBlocks(a, rank, size, view, staging, byteCounts);
   if (movesBlocks(c))
     return Staging::blocks(a, rank, size, view, staging);
   if (hasDispls(a.kind))

@@ -43,6 +43,14 @@ namespace collc::dropin {
 /// persistent call unpacks after the user may have freed them.
 class Staging {
 public:
+  /// Packed bytes at `at` that are `count` elements at `buf` in the user's
+  /// buffer (of the side's datatype).
+  struct Piece {
+    size_t at;
+    void *buf;
+    int count;
+  };
+
   Staging() = default;
   Staging(const Staging &) = delete;
   Staging &operator=(const Staging &) = delete;
@@ -69,6 +77,9 @@ private:
   /// byteView for MPI_Allgatherv.
   static int varying(const Args &a, int rank, int size, Args &view,
                      std::unique_ptr<Staging> &staging, std::vector<int> &byteCounts);
+  /// byteView for MPI_Gatherv, MPI_Scatterv and MPI_Alltoallv.
+  static int vBlocks(const Args &a, int rank, int size, Args &view,
+                     std::unique_ptr<Staging> &staging, std::vector<int> &byteCounts);
   struct Side {
     bool used = false; ///< buf may be MPI_BOTTOM (null) with an absolute datatype
     void *buf = nullptr;
@@ -87,12 +98,10 @@ private:
   /// MPI_Allgatherv's out: block b of the packed bytes (at `at`) unpacked to
   /// its own place (out_.type, `count` of them at `buf`), instead of out_'s
   /// one run.
-  struct Piece {
-    size_t at;
-    void *buf;
-    int count;
-  };
   std::vector<Piece> outPieces_;
+  /// The v-variants' in: block b packed from its own place (in_.type),
+  /// instead of in_'s one run.
+  std::vector<Piece> inPieces_;
   rt::TypeHold inHold_, outHold_; ///< their datatypes
 };
 
@@ -106,7 +115,10 @@ bool laidAsBytes(MPI_Datatype type);
 /// Other collectives: `view` = `a`. MPI_Allgatherv: `byteCounts` gets its
 /// recvcounts in bytes, which the view's point to (so it must outlive the
 /// view); its blocks run one after another, staged when the call's
-/// displacements are not that. `rank` and `size` are the communicator's. Returns
+/// displacements are not that. MPI_Gatherv, MPI_Scatterv and MPI_Alltoallv
+/// likewise, each side on its own: `byteCounts` gets the receive side's
+/// counts in bytes, then the send side's (p each, where significant), and
+/// the view's recvcounts and sendcounts point there. `rank` and `size` are the communicator's. Returns
 /// MPI_SUCCESS; MPI_ERR_NO_MEM when this rank cannot allocate the packed
 /// bytes (a failure of this rank alone: the caller must not fall back, or
 /// the ranks would part ways); or another MPI error code when the call

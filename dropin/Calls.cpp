@@ -146,6 +146,81 @@ COLLC_C int collc_dropin_allgatherv(const void *sendbuf, int sendcount, MPI_Data
   return serve(allgatherv(Kind::Allgatherv, sendbuf, sendcount, sendtype, recvbuf, recvcounts,
                           displs, recvtype, comm, nullptr));
 }
+// The v-variants: each side's counts and displacements as MPI gives them.
+namespace {
+
+Args gatherv(Kind k, const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+             const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root,
+             MPI_Comm comm, MPI_Request *request) {
+  Args a = blockMover(k, sendbuf, sendcount, sendtype, recvbuf, 0, recvtype, root, comm, request);
+  a.recvcounts = recvcounts;
+  a.displs = displs;
+  return a;
+}
+
+Args scatterv(Kind k, const void *sendbuf, const int sendcounts[], const int displs[],
+              MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype,
+              int root, MPI_Comm comm, MPI_Request *request) {
+  Args a =
+      blockMover(k, sendbuf, 0, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
+  a.sendcounts = sendcounts;
+  a.sdispls = displs;
+  return a;
+}
+
+Args alltoallv(Kind k, const void *sendbuf, const int sendcounts[], const int sdispls[],
+               MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[],
+               MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request) {
+  Args a = blockMover(k, sendbuf, 0, sendtype, recvbuf, 0, recvtype, 0, comm, request);
+  a.sendcounts = sendcounts;
+  a.sdispls = sdispls;
+  a.recvcounts = recvcounts;
+  a.displs = rdispls;
+  return a;
+}
+
+} // namespace
+
+COLLC_C int collc_dropin_gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                                 void *recvbuf, const int recvcounts[], const int displs[],
+                                 MPI_Datatype recvtype, int root, MPI_Comm comm) {
+  return serve(gatherv(Kind::Gatherv, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs,
+                       recvtype, root, comm, nullptr));
+}
+COLLC_C int collc_dropin_scatterv(const void *sendbuf, const int sendcounts[], const int displs[],
+                                  MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                                  MPI_Datatype recvtype, int root, MPI_Comm comm) {
+  return serve(scatterv(Kind::Scatterv, sendbuf, sendcounts, displs, sendtype, recvbuf,
+                        recvcount, recvtype, root, comm, nullptr));
+}
+COLLC_C int collc_dropin_alltoallv(const void *sendbuf, const int sendcounts[],
+                                   const int sdispls[], MPI_Datatype sendtype, void *recvbuf,
+                                   const int recvcounts[], const int rdispls[],
+                                   MPI_Datatype recvtype, MPI_Comm comm) {
+  return serve(alltoallv(Kind::Alltoallv, sendbuf, sendcounts, sdispls, sendtype, recvbuf,
+                         recvcounts, rdispls, recvtype, comm, nullptr));
+}
+COLLC_C int collc_dropin_igatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                                  void *recvbuf, const int recvcounts[], const int displs[],
+                                  MPI_Datatype recvtype, int root, MPI_Comm comm,
+                                  MPI_Request *request) {
+  return nonBlocking(gatherv(Kind::Igatherv, sendbuf, sendcount, sendtype, recvbuf, recvcounts,
+                             displs, recvtype, root, comm, request));
+}
+COLLC_C int collc_dropin_iscatterv(const void *sendbuf, const int sendcounts[],
+                                   const int displs[], MPI_Datatype sendtype, void *recvbuf,
+                                   int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
+                                   MPI_Request *request) {
+  return nonBlocking(scatterv(Kind::Iscatterv, sendbuf, sendcounts, displs, sendtype, recvbuf,
+                              recvcount, recvtype, root, comm, request));
+}
+COLLC_C int collc_dropin_ialltoallv(const void *sendbuf, const int sendcounts[],
+                                    const int sdispls[], MPI_Datatype sendtype, void *recvbuf,
+                                    const int recvcounts[], const int rdispls[],
+                                    MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request) {
+  return nonBlocking(alltoallv(Kind::Ialltoallv, sendbuf, sendcounts, sdispls, sendtype, recvbuf,
+                               recvcounts, rdispls, recvtype, comm, request));
+}
 COLLC_C int collc_dropin_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                                   void *recvbuf, int recvcount, MPI_Datatype recvtype,
                                   MPI_Comm comm) {

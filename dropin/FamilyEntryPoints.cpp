@@ -3,7 +3,8 @@
 // MPI_Reduce_scatter_block, MPI_Reduce_scatter, MPI_Scan, MPI_Exscan,
 // MPI_Allgather, MPI_Bcast, and the block movers MPI_Alltoall, MPI_Gather
 // and MPI_Scatter, and their MPI_I* forms; MPI_Allgatherv and
-// MPI_Iallgatherv. Each calls its collc_dropin_*
+// MPI_Iallgatherv; MPI_Gatherv, MPI_Scatterv and MPI_Alltoallv and their
+// MPI_I* forms. Each calls its collc_dropin_*
 // function (Calls.h), as MPI_Allreduce does (EntryPoints.cpp); MPI_IN_PLACE
 // keeps the meaning each MPI function gives it (the runtime follows the man
 // pages).
@@ -84,6 +85,51 @@ COLLC_EXPORT int MPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype
                                 MPI_Datatype recvtype, MPI_Comm comm) {
   return collc_dropin_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs,
                                  recvtype, comm);
+}
+
+COLLC_EXPORT int MPI_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                             void *recvbuf, const int recvcounts[], const int displs[],
+                             MPI_Datatype recvtype, int root, MPI_Comm comm) {
+  return collc_dropin_gatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs,
+                              recvtype, root, comm);
+}
+
+COLLC_EXPORT int MPI_Scatterv(const void *sendbuf, const int sendcounts[], const int displs[],
+                              MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                              MPI_Datatype recvtype, int root, MPI_Comm comm) {
+  return collc_dropin_scatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount,
+                               recvtype, root, comm);
+}
+
+COLLC_EXPORT int MPI_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[],
+                               MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
+                               const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm) {
+  return collc_dropin_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts,
+                                rdispls, recvtype, comm);
+}
+
+COLLC_EXPORT int MPI_Igatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                              void *recvbuf, const int recvcounts[], const int displs[],
+                              MPI_Datatype recvtype, int root, MPI_Comm comm,
+                              MPI_Request *request) {
+  return collc_dropin_igatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs,
+                               recvtype, root, comm, request);
+}
+
+COLLC_EXPORT int MPI_Iscatterv(const void *sendbuf, const int sendcounts[], const int displs[],
+                               MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                               MPI_Datatype recvtype, int root, MPI_Comm comm,
+                               MPI_Request *request) {
+  return collc_dropin_iscatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount,
+                                recvtype, root, comm, request);
+}
+
+COLLC_EXPORT int MPI_Ialltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[],
+                                MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
+                                const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm,
+                                MPI_Request *request) {
+  return collc_dropin_ialltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts,
+                                 rdispls, recvtype, comm, request);
 }
 
 COLLC_EXPORT int MPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype,

@@ -121,6 +121,22 @@ extern "C" int collcCancel(void *, int) { return MPI_SUCCESS; }
 
 int initRequest(const Args &a, int size, collc_plan plan, collc_request *req) {
   const void *send = stagesInput(a) ? MPI_IN_PLACE : a.sendbuf;
+  if (isVarying(a.kind)) { // counts where the call has them (Serve.cpp: runtimeCall)
+    std::vector<MPI_Count> recv, sendv;
+    if (a.recvcounts)
+      recv.assign(a.recvcounts, a.recvcounts + size);
+    if (a.sendcounts)
+      sendv.assign(a.sendcounts, a.sendcounts + size);
+    const MPI_Count *rc = a.recvcounts ? recv.data() : nullptr;
+    const MPI_Count *sc = a.sendcounts ? sendv.data() : nullptr;
+    if (collOf(a.kind) == Coll::Gather)
+      return collc_gatherv_init(plan, send, a.sendcount, a.recvbuf, rc, a.type, a.root, a.comm,
+                                req);
+    if (collOf(a.kind) == Coll::Scatter)
+      return collc_scatterv_init(plan, send, sc, a.recvbuf, a.count, a.type, a.root, a.comm,
+                                 req);
+    return collc_alltoallv_init(plan, send, sc, a.recvbuf, rc, a.type, a.comm, req);
+  }
   switch (collOf(a.kind)) {
   case Coll::Allreduce:
     return collc_allreduce_init(plan, send, a.recvbuf, a.count, a.type, a.op, a.comm, req);
@@ -244,7 +260,7 @@ collc_request newRequest(CommState &cs, const Args &a, collc_plan plan, uint64_t
     return nullptr;
   // Not a staged allgather (the copy runs at each start, outside the request),
   // nor a call on packed bytes (its buffer is the call's own).
-  cached = bytes <= requestCacheMaxBytes && !stagesInput(a) && !staged &&
+  cached = bytes <= requestCacheMaxBytes && !stagesInput(a) && !staged && !isVarying(a.kind) &&
            rt::elemTypeOf(a.type) && (!reduces(collOf(a.kind)) || rt::reduceOpOf(a.op));
   if (cached) {
     CachedRequest *victim = &cs.cache[0];
@@ -573,6 +589,12 @@ std::unique_ptr<Deferred> deferred(const Args &a, const Args &user, int size, Pl
     d->byteCounts.assign(a.recvcounts, a.recvcounts + size);
     d->a.recvcounts = d->byteCounts.data();
   }
+  if (isVarying(a.kind)) // (the view's displacements are null: its blocks lie in a row)
+    for (const int **array : {&d->user.recvcounts, &d->user.displs, &d->user.sendcounts,
+                              &d->user.sdispls, &d->a.recvcounts, &d->a.sendcounts})
+      if (*array) {
+        *array = d->arrays.emplace_back(*array, *array + size).data();
+      }
   d->slot = slot;
   d->sel = sel;
   d->bytes = bytes;

@@ -87,6 +87,19 @@ int native(const Args &a) {
   case Kind::Allgatherv:
     return PMPI_Allgatherv(a.sendbuf, a.sendcount, a.sendtype, a.recvbuf, a.recvcounts, a.displs,
                            a.type, a.comm);
+  case Kind::Gatherv:
+    return PMPI_Gatherv(a.sendbuf, a.sendcount, a.sendtype, a.recvbuf, a.recvcounts, a.displs,
+                        a.type, a.root, a.comm);
+  case Kind::Scatterv:
+    return PMPI_Scatterv(a.sendbuf, a.sendcounts, a.sdispls, a.sendtype, a.recvbuf, a.count,
+                         a.type, a.root, a.comm);
+  case Kind::Alltoallv:
+    return PMPI_Alltoallv(a.sendbuf, a.sendcounts, a.sdispls, a.sendtype, a.recvbuf,
+                          a.recvcounts, a.displs, a.type, a.comm);
+  case Kind::Igatherv:
+  case Kind::Iscatterv:
+  case Kind::Ialltoallv:
+    return nativeStart(a, a.comm, a.request);
   case Kind::AllreduceInit:
   case Kind::ReduceInit:
   case Kind::ReduceScatterBlockInit:
@@ -107,6 +120,18 @@ int native(const Args &a) {
 }
 
 int nativeStart(const Args &a, MPI_Comm comm, MPI_Request *r) {
+  if (isVarying(a.kind))
+    switch (collOf(a.kind)) {
+    case Coll::Gather:
+      return PMPI_Igatherv(a.sendbuf, a.sendcount, a.sendtype, a.recvbuf, a.recvcounts, a.displs,
+                           a.type, a.root, comm, r);
+    case Coll::Scatter:
+      return PMPI_Iscatterv(a.sendbuf, a.sendcounts, a.sdispls, a.sendtype, a.recvbuf, a.count,
+                            a.type, a.root, comm, r);
+    default:
+      return PMPI_Ialltoallv(a.sendbuf, a.sendcounts, a.sdispls, a.sendtype, a.recvbuf,
+                             a.recvcounts, a.displs, a.type, comm, r);
+    }
   switch (collOf(a.kind)) {
   case Coll::Allreduce:
     return PMPI_Iallreduce(a.sendbuf, a.recvbuf, a.count, a.type, a.op, comm, r);
@@ -152,6 +177,19 @@ rt::Call runtimeCall(const Args &a, int size, std::vector<MPI_Count> &counts) {
     counts.assign(a.recvcounts, a.recvcounts + size);
     call.count = 0;
     call.recvcounts = counts.data();
+  }
+  if (isVarying(a.kind)) {
+    // Each side's counts where the call has them (ByteView: in bytes,
+    // the blocks one after another): receive side first, then send side.
+    counts.assign(2 * size_t(size), 0);
+    if (a.recvcounts)
+      std::copy(a.recvcounts, a.recvcounts + size, counts.begin());
+    if (a.sendcounts)
+      std::copy(a.sendcounts, a.sendcounts + size, counts.begin() + size);
+    call.varying = true;
+    call.recvcounts = a.recvcounts ? counts.data() : nullptr;
+    call.sendcounts = a.sendcounts ? counts.data() + size : nullptr;
+    call.count = collOf(a.kind) == Coll::Gather ? a.sendcount : a.count;
   }
   call.type = a.type;
   call.op = reduces(c) ? a.op : MPI_OP_NULL;
@@ -401,10 +439,30 @@ int serve(const Args &a) {
   t.root = probe.root;
   t.count = how.total; // the whole vector, as MPI's arguments agree on it everywhere
   t.bytes = how.total * uint64_t(typeSize);
+  // The v-variants' sizes differ from rank to rank (a gatherv's non-root
+  // knows its own block only): their decision sees no size.
+  const bool varying = isVarying(a.kind);
+  const uint64_t callBytes = t.bytes; // (this rank's, for COLLC_STATS)
+  if (varying)
+    t.count = t.bytes = 0;
   t.commutative = how.commutativeOp;
   t.predefinedOp = !reduces(c) || rt::reduceOpOf(a.op).has_value();
   Decision &d = decide(g, cs, t);
-  const Selection &sel = d.sel;
+  Selection vsel; // the v-variants' (below)
+  const Selection &sel = varying ? vsel : d.sel;
+  if (varying) {
+    // Native where the configuration picks native for the collective, else
+    // the one library plan that moves only the blocks each rank knows the
+    // size of (docs/plan-format.md, "The v-variants of the block movers").
+    vsel = d.sel;
+    if (!vsel.native) {
+      vsel.fileId = -1;
+      vsel.algorithm = c == Coll::Alltoall ? "pairwise" : "linear";
+      vsel.substitution = Substitution::None;
+      vsel.detail = vsel.algorithm + " (the " + kindName(a.kind) +
+                    " plan: each rank moves only its own call's blocks)";
+    }
+  }
   if (sel.native)
     return fallback(g, a, &cs, sel.noPlan ? Reason::NoPlan : Reason::NativeSelected,
                     sel.detail);
@@ -418,17 +476,18 @@ int serve(const Args &a) {
                       "its first collc call must be blocking, or it must come from an "
                       "intercepted constructor");
   }
-  if (!d.slot)
-    d.slot = &slotFor(g, cs, c, t.root, sel);
-  PlanSlot &slot = *d.slot;
+  PlanSlot *slotp = varying ? &slotFor(g, cs, c, t.root, sel) : d.slot;
+  if (!slotp)
+    slotp = d.slot = &slotFor(g, cs, c, t.root, sel);
+  PlanSlot &slot = *slotp;
   // A non-blocking or persistent call cannot wait for the other ranks to
   // say whether they have the plan: it takes its turn (Requests.h), as do
   // the calls after it until the next blocking collective.
   if (!isBlocking(a.kind) && (cs.window || slot.agreed == Agreement::Pending))
-    return inTurn(g, cs, v, a, std::move(staging), slot, t.bytes, sel);
+    return inTurn(g, cs, v, a, std::move(staging), slot, callBytes, sel);
   if (slot.agreed == Agreement::NotEverywhere)
     return fallback(g, a, &cs, Reason::NoPlan, slot.error);
-  return execute(g, cs, v, a, std::move(staging), slot, t.bytes, sel);
+  return execute(g, cs, v, a, std::move(staging), slot, callBytes, sel);
 }
 
 } // namespace collc::dropin

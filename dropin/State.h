@@ -124,7 +124,13 @@ enum class Mode : uint8_t { Blocking, NonBlocking, Persistent };
   X(ScatterInit, "scatter_init", Scatter, Persistent)                                      \
   X(Allgatherv, "allgatherv", Allgather, Blocking)                                         \
   X(Iallgatherv, "iallgatherv", Allgather, NonBlocking)                                    \
-  X(AllgathervInit, "allgatherv_init", Allgather, Persistent)
+  X(AllgathervInit, "allgatherv_init", Allgather, Persistent)                              \
+  X(Gatherv, "gatherv", Gather, Blocking)                                                  \
+  X(Scatterv, "scatterv", Scatter, Blocking)                                               \
+  X(Alltoallv, "alltoallv", Alltoall, Blocking)                                            \
+  X(Igatherv, "igatherv", Gather, NonBlocking)                                             \
+  X(Iscatterv, "iscatterv", Scatter, NonBlocking)                                          \
+  X(Ialltoallv, "ialltoallv", Alltoall, NonBlocking)
 enum class Kind : uint8_t {
 #define COLLC_X(E, N, C, M) E,
   COLLC_KINDS(COLLC_X)
@@ -155,6 +161,13 @@ inline bool isBlocking(Kind k) { return modeOf(k) == Mode::Blocking; }
 /// MPI_Allgatherv and its forms: recvcounts and displs.
 inline bool hasDispls(Kind k) {
   return k == Kind::Allgatherv || k == Kind::Iallgatherv || k == Kind::AllgathervInit;
+}
+/// MPI_Gatherv, MPI_Scatterv and MPI_Alltoallv: per-rank counts and
+/// displacements on one side or both, each significant where MPI reads it
+/// (ByteView.h); not hasCounts, whose recvcounts every rank passes.
+inline bool isVarying(Kind k) {
+  return k == Kind::Gatherv || k == Kind::Scatterv || k == Kind::Alltoallv ||
+         k == Kind::Igatherv || k == Kind::Iscatterv || k == Kind::Ialltoallv;
 }
 /// MPI_Reduce_scatter and its forms, and MPI_Allgatherv's: per-rank
 /// recvcounts instead of a count.
@@ -207,8 +220,10 @@ struct Args {
   int root;
   MPI_Comm comm;
   MPI_Request *request;
-  const int *recvcounts = nullptr;           ///< MPI_Reduce_scatter, MPI_Allgatherv
-  const int *displs = nullptr;               ///< MPI_Allgatherv
+  const int *recvcounts = nullptr; ///< MPI_Reduce_scatter, MPI_Allgatherv, the v-variants
+  const int *displs = nullptr;     ///< MPI_Allgatherv, MPI_Gatherv, MPI_Alltoallv's rdispls
+  const int *sendcounts = nullptr; ///< MPI_Scatterv, MPI_Alltoallv
+  const int *sdispls = nullptr;    ///< MPI_Scatterv's displs, MPI_Alltoallv's sdispls
   int sendcount = 0;                         ///< allgather and the block movers
   MPI_Datatype sendtype = MPI_DATATYPE_NULL; ///< allgather and the block movers
   MPI_Info info = MPI_INFO_NULL;             ///< the persistent forms
@@ -335,6 +350,9 @@ struct Deferred {
   /// MPI_Iallgatherv: the user's displs, and the run's recvcounts in bytes
   /// (a points there, user at recvcounts).
   std::vector<int> displs, byteCounts;
+  /// The v-variants: every count and displacement array of `a` and `user`
+  /// (a deque: the pointers into it stay).
+  std::deque<std::vector<int>> arrays;
   PlanSlot *slot = nullptr;
   Selection sel;
   uint64_t bytes = 0;

@@ -1,4 +1,5 @@
-/* bench/dropin/vs_pmpi.c: MPI_Alltoall, MPI_Gather and MPI_Scatter timed
+/* bench/dropin/vs_pmpi.c: MPI_Alltoall, MPI_Gather and MPI_Scatter, and
+ * MPI_Alltoallv, MPI_Gatherv and MPI_Scatterv with even counts, timed
  * through MPI_* and through PMPI_* in the same process, interleaved. Under
  * LD_PRELOAD=libcollc_mpi.so the MPI_* calls are the drop-in's and the PMPI_*
  * ones native MPI's, so each ratio is the drop-in's time over native's in one
@@ -23,12 +24,38 @@ static int cmp(const void *a, const void *b) {
   return x < y ? -1 : x > y;
 }
 
-enum { Alltoall, Gather, Scatter, Calls };
-static const char *const names[Calls] = {"alltoall", "gather", "scatter"};
+enum { Alltoall, Gather, Scatter, Alltoallv, Gatherv, Scatterv, Calls };
+static const char *const names[Calls] = {"alltoall",  "gather",  "scatter",
+                                         "alltoallv", "gatherv", "scatterv"};
 static int rank, size;
+static int *counts, *displs; /* the v-variants': m per block, one after another */
 
 static void call(int which, int viaPmpi, const double *in, double *out, int m) {
+  for (int j = 0; j < size; ++j) {
+    counts[j] = m;
+    displs[j] = j * m;
+  }
   switch (which) {
+  case Alltoallv:
+    if (viaPmpi)
+      PMPI_Alltoallv(in, counts, displs, MPI_DOUBLE, out, counts, displs, MPI_DOUBLE,
+                     MPI_COMM_WORLD);
+    else
+      MPI_Alltoallv(in, counts, displs, MPI_DOUBLE, out, counts, displs, MPI_DOUBLE,
+                    MPI_COMM_WORLD);
+    break;
+  case Gatherv:
+    if (viaPmpi)
+      PMPI_Gatherv(in, m, MPI_DOUBLE, out, counts, displs, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+    else
+      MPI_Gatherv(in, m, MPI_DOUBLE, out, counts, displs, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+    break;
+  case Scatterv:
+    if (viaPmpi)
+      PMPI_Scatterv(in, counts, displs, MPI_DOUBLE, out, m, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+    else
+      MPI_Scatterv(in, counts, displs, MPI_DOUBLE, out, m, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+    break;
   case Alltoall:
     if (viaPmpi)
       PMPI_Alltoall(in, m, MPI_DOUBLE, out, m, MPI_DOUBLE, MPI_COMM_WORLD);
@@ -53,6 +80,7 @@ static void call(int which, int viaPmpi, const double *in, double *out, int m) {
 /* Whether this rank's result is wrong: element i of block j of rank q's
  * input is 1000 q + j (gather: j the root, 0). */
 static int wrong(int which, const double *out, long m) {
+  which %= 3; /* a v-variant's result is its plain form's */
   if (which == Gather && rank != 0)
     return 0; /* no result */
   const int blocks = which == Scatter ? 1 : size;
@@ -83,6 +111,8 @@ int main(int argc, char **argv) {
     if (atol(argv[a]) > most)
       most = atol(argv[a]);
   const long elems = (most / 8 / size + 1) * size;
+  counts = malloc(sizeof(int) * (size_t)size);
+  displs = malloc(sizeof(int) * (size_t)size);
   double *in = malloc((size_t)elems * sizeof(double));
   double *out = malloc((size_t)elems * sizeof(double));
   double *t[2] = {malloc(sizeof(double) * (size_t)(rounds > 0 ? rounds : 1)),
@@ -97,7 +127,7 @@ int main(int argc, char **argv) {
       for (int j = 0; j < size; ++j)
         for (long i = 0; i < m; ++i)
           in[j * m + i] = 1000.0 * rank + j;
-      if (which == Gather) /* one block, for the root */
+      if (which % 3 == Gather) /* one block, for the root */
         for (long i = 0; i < m; ++i)
           in[i] = 1000.0 * rank + 0;
       for (int r = 0; r < rounds; ++r)
@@ -125,7 +155,7 @@ int main(int argc, char **argv) {
         return 1;
       }
     }
-  free(in), free(out), free(t[0]), free(t[1]);
+  free(in), free(out), free(t[0]), free(t[1]), free(counts), free(displs);
   MPI_Finalize();
   return 0;
 }

@@ -1,0 +1,206 @@
+/* tests/dropin/vblocks.c: MPI_Gatherv, MPI_Scatterv and MPI_Alltoallv
+ * through plain MPI, blocking and non-blocking (MPI_I*).
+ *
+ * Per-pair counts from three symmetric patterns (all zero; small and uneven
+ * with zeros; one long block of 36 KB per rank beside short ones);
+ * displacements consecutive, or reversed with gaps between the blocks;
+ * MPI_IN_PLACE as each man page defines it (a gatherv's root's sendbuf, a
+ * scatterv's root's recvbuf, an alltoallv's sendbuf); a strided datatype on
+ * both sides (one int every 8 bytes: packed and unpacked by the drop-in),
+ * whose gaps must stay as they were; the arguments MPI ignores passed as
+ * null (buffers, count arrays, displacements and datatypes at the ranks
+ * that do not use them); every root. Every rank checks every int of its
+ * receive buffer — the blocks against the definition, everything else
+ * (gaps, a non-root's buffer MPI does not write) untouched — and rank 0
+ * prints one line per case with the number of wrong ints and a checksum,
+ * which compare.sh requires to be the same natively and under the drop-in.
+ * Exits 1 if any case was wrong. Plain MPI: no collc header. */
+#include "casereport.h"
+
+#include <string.h>
+
+enum { GATHERV, SCATTERV, ALLTOALLV };
+static const char *const collName[] = {"gatherv", "scatterv", "alltoallv"};
+enum { PLAIN, REVERSED, INPLACE, STRIDED, NULLS };
+static const char *const variantName[] = {"", " reversed with gaps", " in place", " strided",
+                                          " ignored arguments null"};
+
+static MPI_Datatype stridedType; /* one int, extent 8: every other int */
+static const int32_t sentinel = -7;
+
+/* What rank `from` sends to rank `to`, element i. */
+static int32_t value(int from, int to, long i) {
+  return (int32_t)(from * 100003 + to * 1009 + (i * 7) % 9973);
+}
+
+/* Elements `from` sends `to` (symmetric, as an in-place alltoallv needs). */
+static int pairCount(int pattern, int from, int to) {
+  const int a = from, b = to;
+  switch (pattern) {
+  case 0:
+    return 0;
+  case 1:
+    return (a + b) % 3 == 0 ? 0 : ((a + b) * 5 + a * b) % 7 + 1;
+  default:
+    return a == b ? 9002 : (a + b) % 2 * 3;
+  }
+}
+
+/* One side of a call: `blocks` blocks, block b `counts[b]` elements at
+ * displacement `displs[b]` (in elements of the side's datatype), element k
+ * at int k * stride. */
+typedef struct {
+  int used, blocks;
+  int counts[64], displs[64];
+  int32_t *buf;
+  long ints;
+} Side;
+
+static void layOut(Side *s, int variant, int stride) {
+  long at = 0; /* (a one-block side has no displacement: at 0) */
+  if (variant == REVERSED && s->blocks > 1) { /* block b after b+1.., 3 elements apart */
+    for (int b = s->blocks - 1; b >= 0; --b) {
+      s->displs[b] = (int)(at + 3);
+      at += 3 + s->counts[b];
+    }
+  } else {
+    for (int b = 0; b < s->blocks; ++b) {
+      s->displs[b] = (int)at;
+      at += s->counts[b];
+    }
+  }
+  s->ints = (at + 4) * stride;
+  s->buf = malloc(sizeof(int32_t) * (size_t)s->ints);
+  for (long i = 0; i < s->ints; ++i)
+    s->buf[i] = sentinel;
+}
+
+static void vCase(int coll, int mode, int pattern, int variant, int root) {
+  const int stride = variant == STRIDED ? 2 : 1;
+  const MPI_Datatype type = variant == STRIDED ? stridedType : MPI_INT;
+  const int isRoot = rank == root;
+  Side send = {0}, recv = {0};
+  send.blocks = coll == GATHERV ? 1 : size;
+  recv.blocks = coll == SCATTERV ? 1 : size;
+  send.used = coll != SCATTERV || isRoot;
+  recv.used = coll != GATHERV || isRoot;
+  const int inPlace = variant == INPLACE && (coll == ALLTOALLV || isRoot);
+  /* send: block b goes to rank b (a gatherv's one block to the root);
+   * recv: block b comes from rank b (a scatterv's one block from the root) */
+  for (int b = 0; b < send.blocks; ++b)
+    send.counts[b] = pairCount(pattern, rank, coll == GATHERV ? root : b);
+  for (int b = 0; b < recv.blocks; ++b)
+    recv.counts[b] = pairCount(pattern, coll == SCATTERV ? root : b, rank);
+  layOut(&send, variant, stride);
+  layOut(&recv, variant, stride);
+  for (int b = 0; b < send.blocks; ++b) {
+    const int to = coll == GATHERV ? root : b;
+    for (long i = 0; i < send.counts[b]; ++i)
+      send.buf[(send.displs[b] + i) * stride] = value(rank, to, i);
+  }
+  /* In place, the input is in recvbuf: the gatherv root's own block, every
+   * block an alltoallv sends (its counts are the receive side's). */
+  if (inPlace && coll == GATHERV)
+    for (long i = 0; i < recv.counts[rank]; ++i)
+      recv.buf[(recv.displs[rank] + i) * stride] = value(rank, rank, i);
+  if (inPlace && coll == ALLTOALLV)
+    for (int b = 0; b < size; ++b)
+      for (long i = 0; i < recv.counts[b]; ++i)
+        recv.buf[(recv.displs[b] + i) * stride] = value(rank, b, i);
+
+  const int nulls = variant == NULLS && !isRoot;
+  const void *sbuf = inPlace && coll != SCATTERV ? MPI_IN_PLACE
+                     : nulls && coll == SCATTERV   ? NULL
+                                                   : send.buf;
+  void *rbuf = inPlace && coll == SCATTERV ? MPI_IN_PLACE
+               : nulls && coll == GATHERV  ? NULL
+                                           : recv.buf;
+  const int *rcounts = nulls ? NULL : recv.counts, *rdispls = nulls ? NULL : recv.displs;
+  const int *scounts = nulls ? NULL : send.counts, *sdispls = nulls ? NULL : send.displs;
+  const MPI_Datatype ignored = nulls ? MPI_DATATYPE_NULL : type;
+  MPI_Request req = MPI_REQUEST_NULL;
+  const int nb = mode == NONBLOCKING;
+  switch (coll) {
+  case GATHERV:
+    if (nb)
+      MPI_Igatherv(sbuf, send.counts[0], type, rbuf, rcounts, rdispls, ignored, root,
+                   MPI_COMM_WORLD, &req);
+    else
+      MPI_Gatherv(sbuf, send.counts[0], type, rbuf, rcounts, rdispls, ignored, root,
+                  MPI_COMM_WORLD);
+    break;
+  case SCATTERV:
+    if (nb)
+      MPI_Iscatterv(sbuf, scounts, sdispls, ignored, rbuf, recv.counts[0], type, root,
+                    MPI_COMM_WORLD, &req);
+    else
+      MPI_Scatterv(sbuf, scounts, sdispls, ignored, rbuf, recv.counts[0], type, root,
+                   MPI_COMM_WORLD);
+    break;
+  default:
+    if (nb)
+      MPI_Ialltoallv(sbuf, send.counts, send.displs, type, rbuf, recv.counts, recv.displs, type,
+                     MPI_COMM_WORLD, &req);
+    else
+      MPI_Alltoallv(sbuf, send.counts, send.displs, type, rbuf, recv.counts, recv.displs, type,
+                    MPI_COMM_WORLD);
+    break;
+  }
+  MPI_Wait(&req, MPI_STATUS_IGNORE);
+
+  /* Every int of the receive buffer: the blocks MPI writes, and the rest as
+   * it was (a scatterv's root in place: its recvbuf is not used). */
+  int32_t *want = malloc(sizeof(int32_t) * (size_t)recv.ints);
+  for (long i = 0; i < recv.ints; ++i)
+    want[i] = sentinel;
+  if (coll == GATHERV && inPlace)
+    for (long i = 0; i < recv.counts[rank]; ++i)
+      want[(recv.displs[rank] + i) * stride] = value(rank, rank, i);
+  if (recv.used && !(coll == SCATTERV && inPlace))
+    for (int b = 0; b < recv.blocks; ++b) {
+      const int from = coll == SCATTERV ? root : b;
+      const int to = coll == GATHERV ? root : rank;
+      for (long i = 0; i < recv.counts[b]; ++i)
+        want[(recv.displs[b] + i) * stride] = value(from, to, i);
+    }
+  int wrong = 0;
+  for (long i = 0; i < recv.ints; ++i)
+    wrong += recv.buf[i] != want[i];
+  char what[96];
+  snprintf(what, sizeof what, "%s %s pattern=%d root=%d%s", collName[coll], modeName[mode],
+           pattern, root, variantName[variant]);
+  report(what, wrong, checksum(recv.buf, sizeof(int32_t) * (size_t)recv.ints));
+  free(want);
+  free(send.buf);
+  free(recv.buf);
+}
+
+int main(int argc, char **argv) {
+  MPI_Init(&argc, &argv);
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  if (size > 64)
+    MPI_Abort(MPI_COMM_WORLD, 2);
+  MPI_Type_create_resized(MPI_INT, 0, 8, &stridedType);
+  MPI_Type_commit(&stridedType);
+  for (int mode = BLOCKING; mode <= NONBLOCKING; ++mode)
+    for (int coll = GATHERV; coll <= ALLTOALLV; ++coll)
+      for (int pattern = 0; pattern < 3; ++pattern)
+        for (int variant = PLAIN; variant <= NULLS; ++variant) {
+          if (variant == NULLS && coll == ALLTOALLV)
+            continue;
+          vCase(coll, mode, pattern, variant, coll == ALLTOALLV ? 0 : size - 1);
+        }
+  for (int root = 0; root < size - 1; ++root) {
+    vCase(GATHERV, BLOCKING, 1, PLAIN, root);
+    vCase(GATHERV, NONBLOCKING, 1, INPLACE, root);
+    vCase(SCATTERV, BLOCKING, 1, REVERSED, root);
+    vCase(SCATTERV, NONBLOCKING, 1, INPLACE, root);
+  }
+  printReport();
+  MPI_Type_free(&stridedType);
+  if (rank == 0)
+    printf("%s\n", failures ? "FAILED" : "all cases right");
+  MPI_Finalize();
+  return failures ? 1 : 0;
+}
