@@ -200,7 +200,8 @@ static void moduleConstruct(collc_module_t *m) { memset(&m->below, 0, sizeof m->
 #define COLLC_EACH(X)                                                                              \
   X(allreduce)                                                                                     \
   X(reduce) X(reduce_scatter_block) X(reduce_scatter) X(scan) X(exscan) X(allgather) X(bcast)      \
-      X(alltoall) X(gather) X(scatter) X(allgatherv) X(barrier) X(iallreduce) X(ireduce)           \
+      X(alltoall) X(gather) X(scatter) X(allgatherv) X(gatherv) X(scatterv) X(alltoallv)           \
+          X(barrier) X(iallreduce) X(ireduce)                                                      \
           X(ireduce_scatter_block) X(ireduce_scatter) X(iscan) X(iexscan) X(iallgather) X(ibcast)
 
 static void moduleDestruct(collc_module_t *m) {
@@ -328,6 +329,29 @@ static int allgatherv(const void *s, int sn, struct ompi_datatype_t *st, void *r
   SERVE(describable(s == MPI_IN_PLACE ? NULL : st) && describable(rt), M(mod), allgatherv,
         collc_dropin_allgatherv(s, sn, st, r, rn, displs, rt, c), s, sn, st, r, rn, displs, rt,
         c);
+}
+/* The v-variants: each side's datatype only where MPI reads it. */
+static int gatherv(const void *s, int sn, struct ompi_datatype_t *st, void *r, const int rn[],
+                   const int displs[], struct ompi_datatype_t *rt, int root,
+                   struct ompi_communicator_t *c, mca_coll_base_module_t *mod) {
+  const int atRoot = ompi_comm_rank(c) == root;
+  SERVE(describable(atRoot && s == MPI_IN_PLACE ? NULL : st) && describable(atRoot ? rt : NULL),
+        M(mod), gatherv, collc_dropin_gatherv(s, sn, st, r, rn, displs, rt, root, c), s, sn, st,
+        r, rn, displs, rt, root, c);
+}
+static int scatterv(const void *s, const int sn[], const int displs[], struct ompi_datatype_t *st,
+                    void *r, int rn, struct ompi_datatype_t *rt, int root,
+                    struct ompi_communicator_t *c, mca_coll_base_module_t *mod) {
+  const int atRoot = ompi_comm_rank(c) == root;
+  SERVE(describable(atRoot ? st : NULL) && describable(atRoot && r == MPI_IN_PLACE ? NULL : rt),
+        M(mod), scatterv, collc_dropin_scatterv(s, sn, displs, st, r, rn, rt, root, c), s, sn,
+        displs, st, r, rn, rt, root, c);
+}
+static int alltoallv(const void *s, const int sn[], const int sd[], struct ompi_datatype_t *st,
+                     void *r, const int rn[], const int rd[], struct ompi_datatype_t *rt,
+                     struct ompi_communicator_t *c, mca_coll_base_module_t *mod) {
+  SERVE(describable(s == MPI_IN_PLACE ? NULL : st) && describable(rt), M(mod), alltoallv,
+        collc_dropin_alltoallv(s, sn, sd, st, r, rn, rd, rt, c), s, sn, sd, st, r, rn, rd, rt, c);
 }
 static int barrier(struct ompi_communicator_t *c, mca_coll_base_module_t *mod) {
   collc_module_t *m = M(mod);
