@@ -101,6 +101,15 @@ int nativeInit(const Args &a) {
   case Kind::ScatterInit:
     return COLLC_PINIT(Scatter)(a.sendbuf, a.sendcount, a.sendtype, a.recvbuf, a.count, a.type,
                                 a.root, a.comm, a.info, a.request);
+  case Kind::GathervInit:
+    return COLLC_PINIT(Gatherv)(a.sendbuf, a.sendcount, a.sendtype, a.recvbuf, a.recvcounts,
+                                a.displs, a.type, a.root, a.comm, a.info, a.request);
+  case Kind::ScattervInit:
+    return COLLC_PINIT(Scatterv)(a.sendbuf, a.sendcounts, a.sdispls, a.sendtype, a.recvbuf,
+                                 a.count, a.type, a.root, a.comm, a.info, a.request);
+  case Kind::AlltoallvInit:
+    return COLLC_PINIT(Alltoallv)(a.sendbuf, a.sendcounts, a.sdispls, a.sendtype, a.recvbuf,
+                                  a.recvcounts, a.displs, a.type, a.comm, a.info, a.request);
   default:
     return MPI_ERR_INTERN;
   }
@@ -146,7 +155,8 @@ int initPersistent(Global &g, CommState &cs, const Args &a, const Args &user,
     return refused(g, user, cs, rc);
   p->staging = std::move(staging);
   p->args = a;
-  p->args.recvcounts = nullptr; // bound already
+  p->args.recvcounts = p->args.sendcounts = nullptr; // bound already
+  p->args.displs = p->args.sdispls = nullptr;
   if (int rc = registerCall(g, cs, a, std::move(p), a.request); rc != MPI_SUCCESS)
     return rc;
   if (g.config.debug)

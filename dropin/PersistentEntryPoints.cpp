@@ -2,7 +2,8 @@
 // exports (exports.map) — Open MPI 4.1's MPIX_Allreduce_init, MPIX_Reduce_init,
 // MPIX_Reduce_scatter_block_init, MPIX_Reduce_scatter_init, MPIX_Scan_init,
 // MPIX_Exscan_init, MPIX_Allgather_init, MPIX_Bcast_init, MPIX_Alltoall_init,
-// MPIX_Gather_init, MPIX_Scatter_init and MPIX_Allgatherv_init (mpi-ext.h), or
+// MPIX_Gather_init, MPIX_Scatter_init, MPIX_Allgatherv_init, MPIX_Gatherv_init,
+// MPIX_Scatterv_init and MPIX_Alltoallv_init (mpi-ext.h), or
 // MPI 4's MPI_*_init of the same names when built against an MPI 4 library
 // (COLLC_INIT) — and MPI_Start, MPI_Startall and MPI_Request_free, which pass every request
 // that is not collc's to MPI (Persistent.h).
@@ -134,6 +135,42 @@ COLLC_EXPORT int COLLC_INIT(Scatter)(const void *sendbuf, int sendcount, MPI_Dat
                                      MPI_Request *request) {
   return init(blockMover(Kind::ScatterInit, sendbuf, sendcount, sendtype, recvbuf, recvcount,
                          recvtype, root, comm, info, request));
+}
+
+COLLC_EXPORT int COLLC_INIT(Gatherv)(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                                     void *recvbuf, const int recvcounts[], const int displs[],
+                                     MPI_Datatype recvtype, int root, MPI_Comm comm,
+                                     MPI_Info info, MPI_Request *request) {
+  Args a = blockMover(Kind::GathervInit, sendbuf, sendcount, sendtype, recvbuf, 0, recvtype,
+                      root, comm, info, request);
+  a.recvcounts = recvcounts;
+  a.displs = displs;
+  return init(a);
+}
+
+COLLC_EXPORT int COLLC_INIT(Scatterv)(const void *sendbuf, const int sendcounts[],
+                                      const int displs[], MPI_Datatype sendtype, void *recvbuf,
+                                      int recvcount, MPI_Datatype recvtype, int root,
+                                      MPI_Comm comm, MPI_Info info, MPI_Request *request) {
+  Args a = blockMover(Kind::ScattervInit, sendbuf, 0, sendtype, recvbuf, recvcount, recvtype,
+                      root, comm, info, request);
+  a.sendcounts = sendcounts;
+  a.sdispls = displs;
+  return init(a);
+}
+
+COLLC_EXPORT int COLLC_INIT(Alltoallv)(const void *sendbuf, const int sendcounts[],
+                                       const int sdispls[], MPI_Datatype sendtype, void *recvbuf,
+                                       const int recvcounts[], const int rdispls[],
+                                       MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
+                                       MPI_Request *request) {
+  Args a = blockMover(Kind::AlltoallvInit, sendbuf, 0, sendtype, recvbuf, 0, recvtype, 0, comm,
+                      info, request);
+  a.sendcounts = sendcounts;
+  a.sdispls = sdispls;
+  a.recvcounts = recvcounts;
+  a.displs = rdispls;
+  return init(a);
 }
 
 #endif // COLLC_HAVE_PERSISTENT

@@ -112,6 +112,9 @@ int native(const Args &a) {
   case Kind::GatherInit:
   case Kind::ScatterInit:
   case Kind::AllgathervInit:
+  case Kind::GathervInit:
+  case Kind::ScattervInit:
+  case Kind::AlltoallvInit:
     return nativeInit(a);
   case Kind::Count:
     break;

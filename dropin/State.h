@@ -130,7 +130,10 @@ enum class Mode : uint8_t { Blocking, NonBlocking, Persistent };
   X(Alltoallv, "alltoallv", Alltoall, Blocking)                                            \
   X(Igatherv, "igatherv", Gather, NonBlocking)                                             \
   X(Iscatterv, "iscatterv", Scatter, NonBlocking)                                          \
-  X(Ialltoallv, "ialltoallv", Alltoall, NonBlocking)
+  X(Ialltoallv, "ialltoallv", Alltoall, NonBlocking)                                      \
+  X(GathervInit, "gatherv_init", Gather, Persistent)                                       \
+  X(ScattervInit, "scatterv_init", Scatter, Persistent)                                    \
+  X(AlltoallvInit, "alltoallv_init", Alltoall, Persistent)
 enum class Kind : uint8_t {
 #define COLLC_X(E, N, C, M) E,
   COLLC_KINDS(COLLC_X)
@@ -167,7 +170,8 @@ inline bool hasDispls(Kind k) {
 /// (ByteView.h); not hasCounts, whose recvcounts every rank passes.
 inline bool isVarying(Kind k) {
   return k == Kind::Gatherv || k == Kind::Scatterv || k == Kind::Alltoallv ||
-         k == Kind::Igatherv || k == Kind::Iscatterv || k == Kind::Ialltoallv;
+         k == Kind::Igatherv || k == Kind::Iscatterv || k == Kind::Ialltoallv ||
+         k == Kind::GathervInit || k == Kind::ScattervInit || k == Kind::AlltoallvInit;
 }
 /// MPI_Reduce_scatter and its forms, and MPI_Allgatherv's: per-rank
 /// recvcounts instead of a count.
