@@ -17,7 +17,7 @@ int Staging::pack() const {
   int position = 0;
   for (const Piece &piece : inPieces_) {
     position = 0;
-    if (int rc = PMPI_Pack(piece.buf, piece.count, in_.type, buf_.get() + piece.at,
+    if (int rc = PMPI_Pack(piece.buf, piece.count, piece.type, buf_.get() + piece.at,
                            int(bytes_ - piece.at), &position, MPI_COMM_SELF);
         rc != MPI_SUCCESS)
       return rc;
@@ -49,7 +49,7 @@ int Staging::unpack() const {
   for (const Piece &piece : outPieces_) {
     position = 0;
     if (int rc = PMPI_Unpack(buf_.get() + piece.at, int(bytes_ - piece.at), &position, piece.buf,
-                             piece.count, out_.type, MPI_COMM_SELF);
+                             piece.count, piece.type, MPI_COMM_SELF);
         rc != MPI_SUCCESS)
       return rc;
   }
@@ -251,7 +251,8 @@ int Staging::varying(const Args &a, int rank, int size, Args &view,
   for (int b = 0; b < size; ++b)
     if (a.recvcounts[b] > 0)
       s->outPieces_.push_back(
-          {at[size_t(b)], blockOf(a.recvbuf, MPI_Aint(a.displs[b]) * extent), a.recvcounts[b]});
+          {at[size_t(b)], blockOf(a.recvbuf, MPI_Aint(a.displs[b]) * extent), a.recvcounts[b],
+           a.type});
   view.sendbuf = MPI_IN_PLACE;
   view.recvbuf = s->buf_.get();
   staging = Staging::held(std::move(s));
@@ -268,30 +269,34 @@ struct VSide {
   void *buf = nullptr;
   const int *counts = nullptr, *displs = nullptr;
   MPI_Datatype type = MPI_DATATYPE_NULL;
+  /// MPI_Alltoallw: block b of `types[b]`, `displs` in bytes (`type` unused).
+  const MPI_Datatype *types = nullptr;
   int blocks = 1;
   // Filled by measure():
-  MPI_Aint extent = 0;
-  std::vector<size_t> at; ///< blocks + 1 prefix sums of the blocks' bytes
-  bool asIs = false;      ///< bytes, one block after another: used in place
+  std::vector<MPI_Aint> where; ///< each block's address offset from buf, in bytes
+  std::vector<size_t> at;      ///< blocks + 1 prefix sums of the blocks' bytes
+  bool asIs = false;           ///< bytes, one block after another: used in place
 
+  MPI_Datatype typeOf(int b) const { return types ? types[b] : type; }
   /// The side's bytes into `bytes` (one int per block). MPI_ERR_ARG: a null
   /// array or datatype, a negative count; MPI_ERR_COUNT: beyond an int.
   int measure(int *bytes) {
-    if (!counts || !displs || type == MPI_DATATYPE_NULL)
+    if (!counts || !displs || (!types && type == MPI_DATATYPE_NULL))
       return MPI_ERR_ARG;
-    MPI_Aint lb = 0;
-    if (int rc = PMPI_Type_get_extent(type, &lb, &extent); rc != MPI_SUCCESS)
-      return rc;
     at.assign(size_t(blocks) + 1, 0);
-    int64_t elems = 0;
-    asIs = laidAsBytes(type);
+    where.assign(size_t(blocks), 0);
+    asIs = true;
     for (int b = 0; b < blocks; ++b) {
-      if (counts[b] < 0)
+      const MPI_Datatype t = typeOf(b);
+      MPI_Aint lb = 0, extent = 0;
+      if (counts[b] < 0 || t == MPI_DATATYPE_NULL)
         return MPI_ERR_ARG;
-      if (int rc = bytesOf(counts[b], type, bytes[b]); rc != MPI_SUCCESS)
+      if (int rc = PMPI_Type_get_extent(t, &lb, &extent); rc != MPI_SUCCESS)
         return rc;
-      asIs = asIs && (counts[b] == 0 || displs[b] == elems);
-      elems += counts[b];
+      if (int rc = bytesOf(counts[b], t, bytes[b]); rc != MPI_SUCCESS)
+        return rc;
+      where[size_t(b)] = types ? MPI_Aint(displs[b]) : MPI_Aint(displs[b]) * extent;
+      asIs = asIs && (counts[b] == 0 || (laidAsBytes(t) && where[size_t(b)] == MPI_Aint(at[size_t(b)])));
       at[size_t(b) + 1] = at[size_t(b)] + size_t(bytes[b]);
     }
     return at.back() > size_t(INT_MAX) ? MPI_ERR_COUNT : MPI_SUCCESS;
@@ -300,8 +305,8 @@ struct VSide {
   void pieces(size_t from, std::vector<Staging::Piece> &out) const {
     for (int b = 0; b < blocks; ++b)
       if (counts[b] > 0)
-        out.push_back({from + at[size_t(b)], blockOf(buf, MPI_Aint(displs[b]) * extent),
-                       counts[b]});
+        out.push_back({from + at[size_t(b)], blockOf(buf, where[size_t(b)]), counts[b],
+                       typeOf(b)});
   }
 };
 
@@ -335,7 +340,7 @@ int Staging::vBlocks(const Args &a, int rank, int size, Args &view,
     recv.counts = &a.count;
     recv.displs = &zero;
     break;
-  default: // alltoallv
+  default: // alltoallv, alltoallw
     send.used = a.sendbuf != MPI_IN_PLACE;
     send.counts = a.sendcounts;
     send.displs = a.sdispls;
@@ -344,6 +349,13 @@ int Staging::vBlocks(const Args &a, int rank, int size, Args &view,
     recv.counts = a.recvcounts;
     recv.displs = a.displs;
     recv.blocks = size;
+    if (a.kind == Kind::Alltoallw) { // a datatype per block, displacements in bytes
+      send.types = a.sendtypes;
+      recv.types = a.recvtypes;
+      if ((send.used && !a.sendtypes) || !a.recvtypes)
+        return MPI_ERR_ARG;
+      send.type = recv.type = MPI_BYTE; // (the pieces have theirs)
+    }
     break;
   }
   // Bytes: the receive side's at 0, the send side's at size (Serve.cpp:
@@ -388,9 +400,9 @@ int Staging::vBlocks(const Args &a, int rank, int size, Args &view,
       s->inPieces_ = s->outPieces_;
     } else if (!send.used && collOf(a.kind) == Coll::Gather && a.recvcounts[rank] > 0) {
       s->in_ = {true, recv.buf, 0, recv.type, inBytes};
-      s->inPieces_.push_back(
-          {inBytes + recv.at[size_t(rank)],
-           blockOf(recv.buf, MPI_Aint(a.displs[rank]) * recv.extent), a.recvcounts[rank]});
+      s->inPieces_.push_back({inBytes + recv.at[size_t(rank)],
+                              blockOf(recv.buf, recv.where[size_t(rank)]), a.recvcounts[rank],
+                              recv.type});
     }
   }
   staging = Staging::held(std::move(s));

@@ -43,12 +43,13 @@ namespace collc::dropin {
 /// persistent call unpacks after the user may have freed them.
 class Staging {
 public:
-  /// Packed bytes at `at` that are `count` elements at `buf` in the user's
-  /// buffer (of the side's datatype).
+  /// Packed bytes at `at` that are `count` elements of `type` at `buf` in
+  /// the user's buffer.
   struct Piece {
     size_t at;
     void *buf;
     int count;
+    MPI_Datatype type;
   };
 
   Staging() = default;

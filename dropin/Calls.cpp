@@ -200,6 +200,16 @@ COLLC_C int collc_dropin_alltoallv(const void *sendbuf, const int sendcounts[],
   return serve(alltoallv(Kind::Alltoallv, sendbuf, sendcounts, sdispls, sendtype, recvbuf,
                          recvcounts, rdispls, recvtype, comm, nullptr));
 }
+COLLC_C int collc_dropin_alltoallw(const void *sendbuf, const int sendcounts[],
+                                   const int sdispls[], const MPI_Datatype sendtypes[],
+                                   void *recvbuf, const int recvcounts[], const int rdispls[],
+                                   const MPI_Datatype recvtypes[], MPI_Comm comm) {
+  Args a = alltoallv(Kind::Alltoallw, sendbuf, sendcounts, sdispls, MPI_DATATYPE_NULL, recvbuf,
+                     recvcounts, rdispls, MPI_DATATYPE_NULL, comm, nullptr);
+  a.sendtypes = sendtypes;
+  a.recvtypes = recvtypes;
+  return serve(a);
+}
 COLLC_C int collc_dropin_igatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                                   void *recvbuf, const int recvcounts[], const int displs[],
                                   MPI_Datatype recvtype, int root, MPI_Comm comm,

@@ -100,6 +100,9 @@ int native(const Args &a) {
   case Kind::Iscatterv:
   case Kind::Ialltoallv:
     return nativeStart(a, a.comm, a.request);
+  case Kind::Alltoallw:
+    return PMPI_Alltoallw(a.sendbuf, a.sendcounts, a.sdispls, a.sendtypes, a.recvbuf,
+                          a.recvcounts, a.displs, a.recvtypes, a.comm);
   case Kind::AllreduceInit:
   case Kind::ReduceInit:
   case Kind::ReduceScatterBlockInit:

@@ -162,7 +162,7 @@ void checkToolOrder(Global &g) {
       "MPI_Ireduce_scatter_block", "MPI_Ireduce_scatter", "MPI_Iscan", "MPI_Iexscan",
       "MPI_Iallgather", "MPI_Ibcast", "MPI_Alltoall", "MPI_Gather", "MPI_Scatter",
       "MPI_Allgatherv", "MPI_Iallgatherv", "MPI_Ialltoall", "MPI_Igather", "MPI_Iscatter",
-      "MPI_Gatherv", "MPI_Scatterv", "MPI_Alltoallv", "MPI_Igatherv", "MPI_Iscatterv",
+      "MPI_Gatherv", "MPI_Scatterv", "MPI_Alltoallv", "MPI_Alltoallw", "MPI_Igatherv", "MPI_Iscatterv",
       "MPI_Ialltoallv",
       "MPI_Barrier", "MPI_Finalize"};
   // Passed on to the next definition (EntryPoints.cpp): a tool behind collc

@@ -133,7 +133,8 @@ enum class Mode : uint8_t { Blocking, NonBlocking, Persistent };
   X(Ialltoallv, "ialltoallv", Alltoall, NonBlocking)                                      \
   X(GathervInit, "gatherv_init", Gather, Persistent)                                       \
   X(ScattervInit, "scatterv_init", Scatter, Persistent)                                    \
-  X(AlltoallvInit, "alltoallv_init", Alltoall, Persistent)
+  X(AlltoallvInit, "alltoallv_init", Alltoall, Persistent)                                \
+  X(Alltoallw, "alltoallw", Alltoall, Blocking)
 enum class Kind : uint8_t {
 #define COLLC_X(E, N, C, M) E,
   COLLC_KINDS(COLLC_X)
@@ -171,7 +172,8 @@ inline bool hasDispls(Kind k) {
 inline bool isVarying(Kind k) {
   return k == Kind::Gatherv || k == Kind::Scatterv || k == Kind::Alltoallv ||
          k == Kind::Igatherv || k == Kind::Iscatterv || k == Kind::Ialltoallv ||
-         k == Kind::GathervInit || k == Kind::ScattervInit || k == Kind::AlltoallvInit;
+         k == Kind::GathervInit || k == Kind::ScattervInit || k == Kind::AlltoallvInit ||
+         k == Kind::Alltoallw;
 }
 /// MPI_Reduce_scatter and its forms, and MPI_Allgatherv's: per-rank
 /// recvcounts instead of a count.
@@ -228,6 +230,7 @@ struct Args {
   const int *displs = nullptr;     ///< MPI_Allgatherv, MPI_Gatherv, MPI_Alltoallv's rdispls
   const int *sendcounts = nullptr; ///< MPI_Scatterv, MPI_Alltoallv
   const int *sdispls = nullptr;    ///< MPI_Scatterv's displs, MPI_Alltoallv's sdispls
+  const MPI_Datatype *sendtypes = nullptr, *recvtypes = nullptr; ///< MPI_Alltoallw
   int sendcount = 0;                         ///< allgather and the block movers
   MPI_Datatype sendtype = MPI_DATATYPE_NULL; ///< allgather and the block movers
   MPI_Info info = MPI_INFO_NULL;             ///< the persistent forms

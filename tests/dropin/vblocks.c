@@ -1,6 +1,7 @@
 /* tests/dropin/vblocks.c: MPI_Gatherv, MPI_Scatterv and MPI_Alltoallv
  * through plain MPI, blocking, non-blocking (MPI_I*) and persistent
- * (MPI_*_init or Open MPI 4.1's MPIX_*_init, started twice).
+ * (MPI_*_init or Open MPI 4.1's MPIX_*_init, started twice); and
+ * MPI_Alltoallw (blocking), strided as a datatype on every other block.
  *
  * Per-pair counts from three symmetric patterns (all zero; small and uneven
  * with zeros; one long block of 36 KB per rank beside short ones);
@@ -20,8 +21,8 @@
 
 #include <string.h>
 
-enum { GATHERV, SCATTERV, ALLTOALLV };
-static const char *const collName[] = {"gatherv", "scatterv", "alltoallv"};
+enum { GATHERV, SCATTERV, ALLTOALLV, ALLTOALLW };
+static const char *const collName[] = {"gatherv", "scatterv", "alltoallv", "alltoallw"};
 enum { PLAIN, REVERSED, INPLACE, STRIDED, NULLS };
 static const char *const variantName[] = {"", " reversed with gaps", " in place", " strided",
                                           " ignored arguments null"};
@@ -47,30 +48,39 @@ static int pairCount(int pattern, int from, int to) {
   }
 }
 
-/* One side of a call: `blocks` blocks, block b `counts[b]` elements at
- * displacement `displs[b]` (in elements of the side's datatype), element k
- * at int k * stride. */
+/* One side of a call: `blocks` blocks, block b `counts[b]` elements, its
+ * element k at int intAt[b] + k * stride[b]; `displs[b]` is MPI's
+ * displacement (in elements of the side's datatype; alltoallw: in bytes),
+ * `types[b]` the block's datatype (MPI_INT, or one int every 8 bytes). */
 typedef struct {
   int used, blocks;
-  int counts[64], displs[64];
+  int counts[64], displs[64], stride[64];
+  long intAt[64];
+  MPI_Datatype types[64];
   int32_t *buf;
   long ints;
 } Side;
 
-static void layOut(Side *s, int variant, int stride) {
-  long at = 0; /* (a one-block side has no displacement: at 0) */
-  if (variant == REVERSED && s->blocks > 1) { /* block b after b+1.., 3 elements apart */
-    for (int b = s->blocks - 1; b >= 0; --b) {
-      s->displs[b] = (int)(at + 3);
-      at += 3 + s->counts[b];
-    }
-  } else {
-    for (int b = 0; b < s->blocks; ++b) {
-      s->displs[b] = (int)at;
-      at += s->counts[b];
-    }
+static int32_t *elem(const Side *s, int b, long k) {
+  return &s->buf[s->intAt[b] + k * s->stride[b]];
+}
+
+/* Strided: every block of a v-variant strided; every other block of an
+ * alltoallw (a datatype per block). Reversed: block b after blocks b+1..,
+ * 4 ints apart. A one-block side lies at 0. */
+static void layOut(Side *s, int coll, int variant) {
+  long at = 0;
+  for (int k = 0; k < s->blocks; ++k) {
+    const int b = variant == REVERSED && s->blocks > 1 ? s->blocks - 1 - k : k;
+    s->stride[b] = variant == STRIDED && (coll != ALLTOALLW || b % 2) ? 2 : 1;
+    s->types[b] = s->stride[b] == 2 ? stridedType : MPI_INT;
+    if (variant == REVERSED && s->blocks > 1)
+      at += 4;
+    s->intAt[b] = at;
+    s->displs[b] = coll == ALLTOALLW ? (int)(at * 4) : (int)(at / s->stride[b]);
+    at += (long)s->counts[b] * s->stride[b];
   }
-  s->ints = (at + 4) * stride;
+  s->ints = at + 8;
   s->buf = malloc(sizeof(int32_t) * (size_t)s->ints);
   for (long i = 0; i < s->ints; ++i)
     s->buf[i] = sentinel;
@@ -79,42 +89,41 @@ static void layOut(Side *s, int variant, int stride) {
 /* The receive buffer before a call: untouched ints, and in place the input,
  * which is in recvbuf: the gatherv root's own block, every block an
  * alltoallv sends (its counts are the receive side's). */
-static void prefill(int coll, Side *recv, int inPlace, int stride) {
+static void prefill(int coll, Side *recv, int inPlace) {
   for (long i = 0; i < recv->ints; ++i)
     recv->buf[i] = sentinel;
   if (inPlace && coll == GATHERV)
     for (long i = 0; i < recv->counts[rank]; ++i)
-      recv->buf[(recv->displs[rank] + i) * stride] = value(rank, rank, i);
-  if (inPlace && coll == ALLTOALLV)
+      *elem(recv, rank, i) = value(rank, rank, i);
+  if (inPlace && coll >= ALLTOALLV)
     for (int b = 0; b < size; ++b)
       for (long i = 0; i < recv->counts[b]; ++i)
-        recv->buf[(recv->displs[b] + i) * stride] = value(rank, b, i);
+        *elem(recv, b, i) = value(rank, b, i);
 }
 
 static void vCase(int coll, int mode, int pattern, int variant, int root) {
-  const int stride = variant == STRIDED ? 2 : 1;
-  const MPI_Datatype type = variant == STRIDED ? stridedType : MPI_INT;
+  const MPI_Datatype type = variant == STRIDED ? stridedType : MPI_INT; /* (v-variants) */
   const int isRoot = rank == root;
   Side send = {0}, recv = {0};
   send.blocks = coll == GATHERV ? 1 : size;
   recv.blocks = coll == SCATTERV ? 1 : size;
   send.used = coll != SCATTERV || isRoot;
   recv.used = coll != GATHERV || isRoot;
-  const int inPlace = variant == INPLACE && (coll == ALLTOALLV || isRoot);
+  const int inPlace = variant == INPLACE && (coll >= ALLTOALLV || isRoot);
   /* send: block b goes to rank b (a gatherv's one block to the root);
    * recv: block b comes from rank b (a scatterv's one block from the root) */
   for (int b = 0; b < send.blocks; ++b)
     send.counts[b] = pairCount(pattern, rank, coll == GATHERV ? root : b);
   for (int b = 0; b < recv.blocks; ++b)
     recv.counts[b] = pairCount(pattern, coll == SCATTERV ? root : b, rank);
-  layOut(&send, variant, stride);
-  layOut(&recv, variant, stride);
+  layOut(&send, coll, variant);
+  layOut(&recv, coll, variant);
   for (int b = 0; b < send.blocks; ++b) {
     const int to = coll == GATHERV ? root : b;
     for (long i = 0; i < send.counts[b]; ++i)
-      send.buf[(send.displs[b] + i) * stride] = value(rank, to, i);
+      *elem(&send, b, i) = value(rank, to, i);
   }
-  prefill(coll, &recv, inPlace, stride);
+  prefill(coll, &recv, inPlace);
 
   const int nulls = variant == NULLS && !isRoot;
   const void *sbuf = inPlace && coll != SCATTERV ? MPI_IN_PLACE
@@ -141,7 +150,7 @@ static void vCase(int coll, int mode, int pattern, int variant, int root) {
                        type, MPI_COMM_WORLD, MPI_INFO_NULL, &req);
     for (int k = 0; k < 2; ++k) {
       if (k)
-        prefill(coll, &recv, inPlace, stride);
+        prefill(coll, &recv, inPlace);
       MPI_Start(&req);
       MPI_Wait(&req, MPI_STATUS_IGNORE);
     }
@@ -149,6 +158,10 @@ static void vCase(int coll, int mode, int pattern, int variant, int root) {
   } else
 #endif
   switch (coll) {
+  case ALLTOALLW: /* (blocking only) */
+    MPI_Alltoallw(sbuf, send.counts, send.displs, send.types, rbuf, recv.counts, recv.displs,
+                  recv.types, MPI_COMM_WORLD);
+    break;
   case GATHERV:
     if (nb)
       MPI_Igatherv(sbuf, send.counts[0], type, rbuf, rcounts, rdispls, ignored, root,
@@ -183,13 +196,13 @@ static void vCase(int coll, int mode, int pattern, int variant, int root) {
     want[i] = sentinel;
   if (coll == GATHERV && inPlace)
     for (long i = 0; i < recv.counts[rank]; ++i)
-      want[(recv.displs[rank] + i) * stride] = value(rank, rank, i);
+      want[recv.intAt[rank] + i * recv.stride[rank]] = value(rank, rank, i);
   if (recv.used && !(coll == SCATTERV && inPlace))
     for (int b = 0; b < recv.blocks; ++b) {
       const int from = coll == SCATTERV ? root : b;
       const int to = coll == GATHERV ? root : rank;
       for (long i = 0; i < recv.counts[b]; ++i)
-        want[(recv.displs[b] + i) * stride] = value(from, to, i);
+        want[recv.intAt[b] + i * recv.stride[b]] = value(from, to, i);
     }
   int wrong = 0;
   for (long i = 0; i < recv.ints; ++i)
@@ -218,12 +231,12 @@ int main(int argc, char **argv) {
   modes = 3;
 #endif
   for (int mode = BLOCKING; mode < modes; ++mode)
-    for (int coll = GATHERV; coll <= ALLTOALLV; ++coll)
+    for (int coll = GATHERV; coll <= (mode == BLOCKING ? ALLTOALLW : ALLTOALLV); ++coll)
       for (int pattern = 0; pattern < 3; ++pattern)
         for (int variant = PLAIN; variant <= NULLS; ++variant) {
-          if (variant == NULLS && coll == ALLTOALLV)
+          if (variant == NULLS && coll >= ALLTOALLV)
             continue;
-          vCase(coll, mode, pattern, variant, coll == ALLTOALLV ? 0 : size - 1);
+          vCase(coll, mode, pattern, variant, coll >= ALLTOALLV ? 0 : size - 1);
         }
   for (int root = 0; root < size - 1; ++root) {
     vCase(GATHERV, BLOCKING, 1, PLAIN, root);
