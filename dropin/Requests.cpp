@@ -260,7 +260,7 @@ collc_request newRequest(CommState &cs, const Args &a, collc_plan plan, uint64_t
     return nullptr;
   // Not a staged allgather (the copy runs at each start, outside the request),
   // nor a call on packed bytes (its buffer is the call's own).
-  cached = bytes <= requestCacheMaxBytes && !stagesInput(a) && !staged && !isVarying(a.kind) &&
+  cached = bytes <= requestCacheMaxBytes && !stagesInput(a) && !staged &&
            rt::elemTypeOf(a.type) && (!reduces(collOf(a.kind)) || rt::reduceOpOf(a.op));
   if (cached) {
     CachedRequest *victim = &cs.cache[0];
@@ -274,12 +274,16 @@ collc_request newRequest(CommState &cs, const Args &a, collc_plan plan, uint64_t
     c.sendbuf = a.sendbuf;
     c.recvbuf = a.recvbuf;
     c.count = a.count;
+    c.sendcount = a.sendcount;
     c.type = a.type;
     c.op = a.op;
     c.root = hasRoot(collOf(a.kind)) ? a.root : 0;
     c.recvcounts.clear();
-    if (hasCounts(a.kind))
+    c.sendcounts.clear();
+    if (hasCounts(a.kind) || (isVarying(a.kind) && a.recvcounts))
       c.recvcounts.assign(a.recvcounts, a.recvcounts + cs.size);
+    if (isVarying(a.kind) && a.sendcounts)
+      c.sendcounts.assign(a.sendcounts, a.sendcounts + cs.size);
     c.req = req;
     c.used = ++cs.clock;
     c.substitution = sel.substitution;
@@ -348,12 +352,23 @@ int runBlocking(Global &g, CommState &cs, const Args &a, collc_request req, bool
 
 } // namespace
 
+namespace {
+/// A v-variant's counts (on bytes) as the cached call had them: none, or
+/// the same p.
+bool sameCounts(const std::vector<int> &kept, const int *counts) {
+  return counts ? !kept.empty() && std::equal(kept.begin(), kept.end(), counts) : kept.empty();
+}
+} // namespace
+
 bool CachedRequest::matches(const Args &a) const {
   return req && kind == a.kind && sendbuf == a.sendbuf && recvbuf == a.recvbuf &&
          count == a.count && type == a.type && op == a.op &&
          (!hasRoot(collOf(kind)) || root == a.root) && !stagesInput(a) &&
          (!hasCounts(kind) ||
-          (a.recvcounts && std::equal(recvcounts.begin(), recvcounts.end(), a.recvcounts)));
+          (a.recvcounts && std::equal(recvcounts.begin(), recvcounts.end(), a.recvcounts))) &&
+         (!isVarying(kind) || (sameCounts(recvcounts, a.recvcounts) &&
+                               sameCounts(sendcounts, a.sendcounts) &&
+                               sendcount == a.sendcount));
 }
 
 extern "C" int collcProgress() {

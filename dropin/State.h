@@ -306,10 +306,13 @@ struct CachedRequest {
   const void *sendbuf = nullptr;
   void *recvbuf = nullptr;
   int count = 0;
+  int sendcount = 0; ///< a gatherv's (its own block's bytes)
   MPI_Datatype type = MPI_DATATYPE_NULL;
   MPI_Op op = MPI_OP_NULL;
   int root = 0;
-  std::vector<int> recvcounts; ///< MPI_Reduce_scatter: compared by contents
+  /// MPI_Reduce_scatter's, and a v-variant's on bytes (empty where the call
+  /// has none): compared by contents.
+  std::vector<int> recvcounts, sendcounts;
   collc_request req = nullptr;
   uint64_t used = 0;
   // The decision it stands for (counters and COLLC_DEBUG).

@@ -216,6 +216,40 @@ static void vCase(int coll, int mode, int pattern, int variant, int root) {
   free(recv.buf);
 }
 
+/* The same buffers and datatypes, three calls whose counts differ (the same
+ * total): each call's own counts must hold, not an earlier call's. */
+static void repeated(void) {
+  enum { n = 4 };
+  const long ints = (long)n * size * (size > 1 ? size : 2);
+  int32_t *sendbuf = malloc(sizeof(int32_t) * (size_t)ints);
+  int32_t *recvbuf = malloc(sizeof(int32_t) * (size_t)ints);
+  int counts[64], displs[64];
+  for (int k = 0; k < 3; ++k) {
+    /* k = 1: rank r's block for rank b has (r + b) % 2 ? 2n : 0 ints, else n */
+    long at = 0;
+    for (int b = 0; b < size; ++b) {
+      counts[b] = k == 1 ? ((rank + b) % 2 ? 2 * n : 0) : n;
+      displs[b] = (int)at;
+      for (long i = 0; i < counts[b]; ++i)
+        sendbuf[at + i] = value(rank, b, i + 1000 * k);
+      at += counts[b];
+    }
+    for (long i = 0; i < ints; ++i)
+      recvbuf[i] = sentinel;
+    MPI_Alltoallv(sendbuf, counts, displs, MPI_INT, recvbuf, counts, displs, MPI_INT,
+                  MPI_COMM_WORLD);
+    int wrong = 0;
+    for (int b = 0; b < size; ++b)
+      for (long i = 0; i < counts[b]; ++i)
+        wrong += recvbuf[displs[b] + i] != value(b, rank, i + 1000 * k);
+    char what[96];
+    snprintf(what, sizeof what, "alltoallv repeated, call %d", k);
+    report(what, wrong, checksum(recvbuf, sizeof(int32_t) * (size_t)ints));
+  }
+  free(sendbuf);
+  free(recvbuf);
+}
+
 int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -244,6 +278,7 @@ int main(int argc, char **argv) {
     vCase(SCATTERV, BLOCKING, 1, REVERSED, root);
     vCase(SCATTERV, NONBLOCKING, 1, INPLACE, root);
   }
+  repeated();
   printReport();
   MPI_Type_free(&stridedType);
   if (rank == 0)
