@@ -317,6 +317,7 @@ typedef struct {
   int inFlight;    /* 0: blocking; else non-blocking calls in flight */
   int poll;        /* complete by polling MPI_Test */
   int freeEarly;   /* free the user op / derived type before completing */
+  int vForm;       /* a block mover as MPI_Alltoallv, MPI_Gatherv or MPI_Scatterv */
 } Case;
 
 static const char *const commNames[] = {"world", "dup", "split halves", "split parity reversed",
@@ -361,6 +362,7 @@ static Case drawCase(uint64_t seed, int caseNo) {
   c.inFlight = below(&r, 2) ? 0 : 1 + below(&r, 3);
   c.poll = c.inFlight && below(&r, 3) == 0;
   c.freeEarly = c.inFlight && below(&r, 2);
+  c.vForm = movesBlocks(c.coll) && below(&r, 2); /* (drawn last: the other draws stay) */
   return c;
 }
 
@@ -377,6 +379,37 @@ static MPI_Comm makeComm(int form) {
                    worldRank, &c);
   }
   return c;
+}
+
+/* A v-variant's elements from rank i to rank j: a symmetric split of up to
+ * `count`, zeros included; each block at j * count (gaps after short ones). */
+static int vCount(long count, int i, int j) { return (int)(count * ((i + j) % 3) / 2); }
+
+/* The v-variant of a block mover, with counts and displacements from
+ * vCount (v: 4 arrays of `size` ints, kept until the call completes). */
+static int callV(const Case *c, MPI_Comm comm, const void *send, void *recv, long count,
+                 MPI_Datatype type, int root, int *v, MPI_Request *req) {
+  int rank = 0, size = 0;
+  MPI_Comm_rank(comm, &rank);
+  MPI_Comm_size(comm, &size);
+  int *sc = v, *sd = v + size, *rc = v + 2 * size, *rd = v + 3 * size;
+  for (int j = 0; j < size; ++j) {
+    sc[j] = vCount(count, c->coll == Scatter ? root : rank, j);
+    rc[j] = vCount(count, j, c->coll == Gather ? root : rank);
+    sd[j] = rd[j] = (int)(j * count);
+  }
+  const int own = c->coll == Gather ? vCount(count, rank, root) : vCount(count, root, rank);
+  switch (c->coll) {
+  case Alltoall:
+    return c->inFlight ? MPI_Ialltoallv(send, sc, sd, type, recv, rc, rd, type, comm, req)
+                       : MPI_Alltoallv(send, sc, sd, type, recv, rc, rd, type, comm);
+  case Gather:
+    return c->inFlight ? MPI_Igatherv(send, own, type, recv, rc, rd, type, root, comm, req)
+                       : MPI_Gatherv(send, own, type, recv, rc, rd, type, root, comm);
+  default:
+    return c->inFlight ? MPI_Iscatterv(send, sc, sd, type, recv, own, type, root, comm, req)
+                       : MPI_Scatterv(send, sc, sd, type, recv, own, type, root, comm);
+  }
 }
 
 /* Posts (or runs) one call; *req is MPI_REQUEST_NULL for a blocking one. */
@@ -413,7 +446,8 @@ static void describe(const Case *c, int size, int root, char *out, size_t n) {
   char rootText[32] = "";
   if (rooted(c->coll))
     snprintf(rootText, sizeof rootText, " root %d", root);
-  snprintf(out, n, "%s %s count %ld on %s (%d ranks)%s%s%s%s", collNames[c->coll],
+  snprintf(out, n, "%s%s %s count %ld on %s (%d ranks)%s%s%s%s", collNames[c->coll],
+           c->vForm ? "v" : "",
            c->kind->name, c->count, commNames[c->commForm], size, rootText,
            c->inPlace ? " in place" : "",
            c->inFlight == 0 ? "" : c->poll ? " non-blocking (tested)" : " non-blocking",
@@ -458,6 +492,7 @@ static void runCase(uint64_t seed, int caseNo) {
     const long outRoom = c.coll == ReduceScatterBlock ? inCount : outCount;
     const size_t outBytes = ((size_t)outRoom * k->elemBytes + 64) / 64 * 64;
     char *in = malloc(inBytes * (size_t)calls), *out = malloc(outBytes * (size_t)calls);
+    int *vArrays = malloc(sizeof(int) * 4 * (size_t)size * (size_t)calls);
     MPI_Request reqs[3];
     for (int j = 0; j < calls; ++j) {
       Rng r = rngFor(seed, (uint64_t)caseNo, 1 + (uint64_t)j, (uint64_t)rank);
@@ -470,8 +505,12 @@ static void runCase(uint64_t seed, int caseNo) {
       if (inPlace)
         memcpy(outJ + (c.coll == Gather ? (size_t)root * (size_t)c.count * k->elemBytes : 0),
                inJ, (size_t)inCount * k->elemBytes);
-      const int rc = call(&c, comm, inPlace ? MPI_IN_PLACE : inJ, outJ, c.count, type, op, root,
-                          &reqs[j]);
+      reqs[j] = MPI_REQUEST_NULL;
+      const int rc =
+          c.vForm ? callV(&c, comm, inPlace ? MPI_IN_PLACE : inJ, outJ, c.count, type, root,
+                          vArrays + 4 * size * j, &reqs[j])
+                  : call(&c, comm, inPlace ? MPI_IN_PLACE : inJ, outJ, c.count, type, op, root,
+                         &reqs[j]);
       if (rc != MPI_SUCCESS) {
         fprintf(stderr, "difftest: case %d: the call failed (%d)\n", caseNo, rc);
         MPI_Abort(MPI_COMM_WORLD, 2);
@@ -516,6 +555,7 @@ static void runCase(uint64_t seed, int caseNo) {
     }
     free(in);
     free(out);
+    free(vArrays);
     describe(&c, size, root, desc, sizeof desc);
   }
   /* Rank 0 of the world collects every rank's digest and agreement. */
