@@ -11,6 +11,10 @@
 
 namespace collc::dropin {
 
+int Staging::room(size_t at) const {
+  return int(std::min<size_t>(bytes_ - at, size_t(INT_MAX)));
+}
+
 int Staging::pack() const {
   if (!in_.used)
     return MPI_SUCCESS;
@@ -18,7 +22,7 @@ int Staging::pack() const {
   for (const Piece &piece : inPieces_) {
     position = 0;
     if (int rc = PMPI_Pack(piece.buf, piece.count, piece.type, buf_.get() + piece.at,
-                           int(bytes_ - piece.at), &position, MPI_COMM_SELF);
+                           room(piece.at), &position, MPI_COMM_SELF);
         rc != MPI_SUCCESS)
       return rc;
   }
@@ -48,7 +52,7 @@ int Staging::unpack() const {
   int position = 0;
   for (const Piece &piece : outPieces_) {
     position = 0;
-    if (int rc = PMPI_Unpack(buf_.get() + piece.at, int(bytes_ - piece.at), &position, piece.buf,
+    if (int rc = PMPI_Unpack(buf_.get() + piece.at, room(piece.at), &position, piece.buf,
                              piece.count, piece.type, MPI_COMM_SELF);
         rc != MPI_SUCCESS)
       return rc;
@@ -299,7 +303,10 @@ struct VSide {
       asIs = asIs && (counts[b] == 0 || (laidAsBytes(t) && where[size_t(b)] == MPI_Aint(at[size_t(b)])));
       at[size_t(b) + 1] = at[size_t(b)] + size_t(bytes[b]);
     }
-    return at.back() > size_t(INT_MAX) ? MPI_ERR_COUNT : MPI_SUCCESS;
+    // (A side's whole may pass an int — a gatherv root's 64 blocks of
+    // 64 MiB — its blocks may not: every rank must decide alike, and a
+    // gatherv's non-root sees its own block only.)
+    return MPI_SUCCESS;
   }
   /// Its blocks as pieces of packed bytes from `from`.
   void pieces(size_t from, std::vector<Staging::Piece> &out) const {

@@ -93,6 +93,9 @@ private:
     size_t userBlock = 0, planBlock = 0;
     bool resized() const { return userBlock != planBlock; }
   };
+  /// The packed bytes from `at` on, as MPI_Pack's int size (a piece is at
+  /// most an int's worth: its block's bytes fit an int).
+  int room(size_t at) const;
   std::unique_ptr<char[]> buf_;
   size_t bytes_ = 0;
   Side in_, out_; ///< in_: packed before; out_: unpacked after (each when used)
