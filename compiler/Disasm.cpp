@@ -31,6 +31,8 @@ ir::Collective toIr(rt::Collective c) {
     return ir::Collective::Gather;
   case rt::Collective::Scatter:
     return ir::Collective::Scatter;
+  case rt::Collective::Barrier:
+    return ir::Collective::Barrier;
   }
   llvm_unreachable("bad collective");
 }

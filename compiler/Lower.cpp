@@ -41,6 +41,8 @@ rt::Collective toRt(ir::Collective c) {
     return rt::Collective::Gather;
   case ir::Collective::Scatter:
     return rt::Collective::Scatter;
+  case ir::Collective::Barrier:
+    return rt::Collective::Barrier;
   }
   llvm_unreachable("bad collective");
 }

@@ -26,7 +26,9 @@
 //     value for its chunk (`missing-contribution`, `misplaced`);
 //  7. in-place: with `in_place: true`, 3, 5 and 6 hold again with in and out
 //     aliased, and no op reads input that was overwritten (`input-write`);
-//  8. reproducibility: whether all ranks end with the same reduction tree
+//  8. barriers (`unsynchronized`): every rank's ops wait, through messages
+//     and dependencies, on an op of every other rank (VerifyBarrier.cpp);
+//  9. reproducibility: whether all ranks end with the same reduction tree
 //     for each result chunk — the same expression, operand order included,
 //     even for commutative plans, since a user's commutative operation may
 //     give other bits for b ∘ a (`nondeterministic` when required); for
@@ -376,6 +378,7 @@ Expectation expectationFor(const ir::Shape &s, uint32_t r) {
   case ir::Collective::Alltoall:
   case ir::Collective::Gather:
   case ir::Collective::Scatter:
+  case ir::Collective::Barrier:
     return {required, 0, 0};
   }
   llvm_unreachable("bad collective");
@@ -547,7 +550,8 @@ bool Verifier::conflict(uint32_t r, const ir::Op &a, const ir::Op &b, bool alias
 
 std::optional<VerifyResult> Verifier::runReordered(const VerifyOptions &opts,
                                                    const VerifyResult &before) {
-  if (!before.proven())
+  // A barrier's proof is its happens-before order, which reordering changes.
+  if (!before.proven() || shape_.collective == ir::Collective::Barrier)
     return std::nullopt;
   opts_ = opts;
   diags_ = Collector(opts.maxErrors);
@@ -667,6 +671,7 @@ VerifyResult Verifier::run(const VerifyOptions &opts) {
       reportDeadlocks();
       checkResults();
       checkIdentical();
+      checkSynchronized();
       if (stop && !raceFree) {
         checkRaces(false);
         if (failed())

@@ -114,6 +114,10 @@ private:
   void reportDeadlocks();
   void checkResults();
   void checkIdentical();
+  /// Barrier plans: no rank's ops all complete before every other rank has
+  /// started one (VerifyBarrier.cpp). Needs a simulation where every op
+  /// completed (the times order the ops causally).
+  void checkSynchronized();
 
   // --- simulation (VerifySimulation.cpp) ------------------------------------
   struct Loc {

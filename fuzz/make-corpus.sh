@@ -36,6 +36,7 @@ gen bcast-scatter_allgather-p3-root2 scatter_allgather --collective bcast --rank
 gen alltoall-bruck-p3 bruck --collective alltoall --ranks 3
 gen gather-binomial-p3-root1 binomial --collective gather --ranks 3 --root 1
 gen scatter-binomial-p3-root2 binomial --collective scatter --ranks 3 --root 2
+gen barrier-dissemination-p5 dissemination --collective barrier --ranks 5
 cp "$root/examples/pair-exchange.yaml" "$corpus/plan/"
 
 # --- bundle: several plans by size, one plan, and reduce plans for two roots.

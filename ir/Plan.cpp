@@ -113,7 +113,7 @@ bool hasRoot(Collective c) {
 
 bool allowsInPlace(Collective c) {
   return c != Collective::Bcast && c != Collective::ReduceScatterBlock &&
-         c != Collective::Scatter;
+         c != Collective::Scatter && c != Collective::Barrier;
 }
 
 bool blockCollective(Collective c) {
@@ -227,6 +227,8 @@ bool outRequired(const Shape &shape, uint32_t rank) {
     return rank == shape.root;
   case Collective::Exscan:
     return rank >= 1;
+  case Collective::Barrier:
+    return false; // its tokens carry nothing; what it proves is an order
   default:
     return true;
   }

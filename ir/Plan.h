@@ -171,7 +171,7 @@ bool hasRoot(Collective c);
 bool reduces(Collective c);
 /// True when a plan of the collective may claim `in_place` (MPI_IN_PLACE):
 /// all but bcast (no input), reduce_scatter_block and scatter (whose root's
-/// out lies inside its in).
+/// out lies inside its in) and barrier (no buffers at run time).
 bool allowsInPlace(Collective c);
 bool isMessage(OpKind k);
 bool hasSrc(OpKind k);
@@ -206,7 +206,8 @@ uint32_t outOwner(const Shape &shape, uint32_t rank, uint32_t slot);
 /// shares: rank·(chunks/ranks) for allgather, else 0.
 uint32_t inPlaceOffset(const Shape &shape, uint32_t rank);
 /// Whether `rank`'s out slots must hold a result at the end (not on the
-/// non-root ranks of reduce, nor on rank 0 of exscan).
+/// non-root ranks of reduce, nor on rank 0 of exscan, nor anywhere in a
+/// barrier, whose slots are zero-byte tokens).
 bool outRequired(const Shape &shape, uint32_t rank);
 
 /// Shape limits of format v1 (checkShape; the bytecode has the same).

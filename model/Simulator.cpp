@@ -56,6 +56,8 @@ uint64_t chunkElements(uint64_t n, uint64_t chunks, uint64_t c, uint64_t count) 
 
 uint64_t slotBytes(const ir::Shape &shape, uint32_t rank, ir::Slots s, uint64_t elements,
                    uint32_t elemBytes) {
+  if (shape.collective == ir::Collective::Barrier)
+    return 0; // tokens: a barrier runs with n = 0 whatever size is asked
   const uint64_t chunks = shape.chunks;
   switch (s.buf) {
   case ir::Buffer::In:

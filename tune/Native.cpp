@@ -59,6 +59,7 @@ int ompiCollective(ir::Collective c) {
   case ir::Collective::Alltoall: // not emitted (nativeAlgorithms)
   case ir::Collective::Gather:
   case ir::Collective::Scatter:
+  case ir::Collective::Barrier:
     break;
   }
   return -1;
@@ -489,6 +490,7 @@ llvm::StringRef mpichSizeKey(ir::Collective c) {
   case ir::Collective::Alltoall: // not emitted (nativeAlgorithms)
   case ir::Collective::Gather:
   case ir::Collective::Scatter:
+  case ir::Collective::Barrier:
     return "";
   }
   return "";
@@ -583,6 +585,7 @@ std::vector<NativeAlgorithm> nativeAlgorithms(ir::Collective c, NativeFormat f) 
     case C::Alltoall: // not yet: the MPIs select these by a block's bytes
     case C::Gather:
     case C::Scatter:
+    case C::Barrier:
       return {};
     }
     return {};
@@ -614,6 +617,7 @@ std::vector<NativeAlgorithm> nativeAlgorithms(ir::Collective c, NativeFormat f) 
   case C::Alltoall:
   case C::Gather:
   case C::Scatter:
+  case C::Barrier:
     return {};
   }
   return {};

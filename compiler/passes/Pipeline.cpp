@@ -107,7 +107,10 @@ llvm::Expected<ir::Plan> optimize(ir::Plan plan, const PipelineOptions &opts) {
   llvm::Expected<std::vector<std::string>> names = pipelineFor(opts);
   if (!names)
     return names.takeError();
-  if (names->empty()) { // -O0: the plan as it is, not even verified
+  // -O0, and every barrier: the plan as it is, not even verified. A barrier's
+  // ops move no data, and the passes keep what data needs (dce would drop
+  // receives nobody reads, relax-deps the order they exist for).
+  if (names->empty() || plan.shape.collective == ir::Collective::Barrier) {
     if (opts.resultProof && opts.inputProof)
       *opts.resultProof = *opts.inputProof;
     return plan;

@@ -202,7 +202,7 @@ int makeRequest(collc_plan plan, const Call &call, bool persistent, bool hold,
   b.blockStart = how.blockStart.empty() ? nullptr : how.blockStart.data();
   b.outBlockStart = how.outBlockStart.empty() ? nullptr : how.outBlockStart.data();
   b.onlyBlock = how.onlyBlock;
-  b.skipEmpty = !call.varying;
+  b.skipEmpty = !call.varying && call.collective != Collective::Barrier;
   b.out = how.hasOut ? call.recvbuf : nullptr;
   if (how.scratchOut) {
     req->outScratch = takeScratch(size_t(how.outElems) * b.extent + 1);
@@ -376,7 +376,8 @@ int blocking(collc_plan plan, const Call &call) {
   // (handleFreesReachUs); and no recvcounts array (its contents, not its
   // address, would have to match).
   const bool predefinedType = elemTypeOf(call.type).has_value();
-  const bool cacheable = plan && call.comm != MPI_COMM_NULL && call.count > 0 &&
+  const bool cacheable = plan && call.comm != MPI_COMM_NULL &&
+                         (call.count > 0 || call.collective == Collective::Barrier) &&
                          !call.recvcounts && !call.varying && (predefinedType || handleFreesReachUs());
   if (cacheable) {
     CommState *state = nullptr;
@@ -592,6 +593,12 @@ Call alltoallvCall(const void *sendbuf, const MPI_Count *sendcounts, void *recvb
   return call;
 }
 
+/// A barrier's tokens: zero elements of bytes, so every slot is empty and
+/// every message carries nothing; the run is never skipped (Buffers::skipEmpty).
+Call barrierCall(MPI_Comm comm) {
+  return makeCall(Collective::Barrier, nullptr, nullptr, 0, MPI_BYTE, MPI_OP_NULL, 0, comm);
+}
+
 } // namespace
 
 // Blocking, non-blocking and persistent forms: `Params(Tail)` is the
@@ -618,6 +625,9 @@ COLLC_VARYING(scatterv, SCATTERV_PARAMS,
               scattervCall(sendbuf, sendcounts, recvbuf, recvcount, datatype, root, comm))
 COLLC_VARYING(alltoallv, ALLTOALLV_PARAMS,
               alltoallvCall(sendbuf, sendcounts, recvbuf, recvcounts, datatype, comm))
+#define BARRIER_PARAMS(Tail) (collc_plan plan, MPI_Comm comm Tail)
+COLLC_VARYING(barrier, BARRIER_PARAMS, barrierCall(comm))
+#undef BARRIER_PARAMS
 #undef COLLC_REQUEST_PARAM
 #undef COLLC_VARYING
 #undef GATHERV_PARAMS

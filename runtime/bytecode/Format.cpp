@@ -30,6 +30,8 @@ const char *name(Collective c) {
     return "gather";
   case Collective::Scatter:
     return "scatter";
+  case Collective::Barrier:
+    return "barrier";
   }
   return "?";
 }
@@ -59,7 +61,7 @@ bool blockCollective(Collective c) {
 
 bool allowsInPlace(Collective c) {
   return c != Collective::Bcast && c != Collective::ReduceScatterBlock &&
-         c != Collective::Scatter;
+         c != Collective::Scatter && c != Collective::Barrier;
 }
 
 const char *name(OpKind k) {

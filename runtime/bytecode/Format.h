@@ -29,8 +29,9 @@ enum class Collective : uint8_t {
   Alltoall = 7,
   Gather = 8,
   Scatter = 9,
+  Barrier = 10,
 };
-inline constexpr unsigned numCollectives = 10;
+inline constexpr unsigned numCollectives = 11;
 
 /// Format-v1 name ("reduce_scatter_block").
 const char *name(Collective c);

@@ -40,7 +40,8 @@ struct Buffers {
   int onlyBlock = -1;
   /// `count` 0 skips the run: every rank's count is 0 alike. Not so where
   /// a rank knows only its own blocks (gatherv, scatterv, alltoallv): it
-  /// runs (messages of no bytes) as its peers, who may move data, do.
+  /// runs (messages of no bytes) as its peers, who may move data, do; nor
+  /// in a barrier, whose zero-byte messages are the point.
   bool skipEmpty = true;
 };
 

@@ -142,7 +142,7 @@ TEST(Bundle, NamesEachRuleItBreaks) {
   b = good;
   b[rt::bundle::offCollective] = rt::numCollectives;
   repair(b);
-  EXPECT_EQ(readError(b), "offset 0x5: unknown collective code 10");
+  EXPECT_EQ(readError(b), "offset 0x5: unknown collective code 11");
 
   b = good;
   b[rt::bundle::offCollective] = uint8_t(rt::Collective::Reduce);

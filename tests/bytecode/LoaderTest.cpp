@@ -321,7 +321,7 @@ TEST(Loader, AFlippedProofBitFailsTheChecksum) {
 TEST(Loader, RejectsUnknownCollective) {
   RawFile f;
   f.collective = numCollectives;
-  EXPECT_EQ(refuse(f.bytes(), ErrorCode::Malformed), "offset 0x6: unknown collective code 10");
+  EXPECT_EQ(refuse(f.bytes(), ErrorCode::Malformed), "offset 0x6: unknown collective code 11");
 }
 
 TEST(Loader, RejectsReservedHeaderByte) {

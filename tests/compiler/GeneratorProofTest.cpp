@@ -2,6 +2,7 @@
 // for every rank count the tests sweep, and refuses what it must.
 #include "compiler/Verifier.h"
 #include "schedules/Generators.h"
+#include "tests/support/ReferenceInterpreter.h"
 
 #include <gtest/gtest.h>
 
@@ -80,6 +81,43 @@ TEST(GeneratorProof, BlockMovingAlgorithmsAreProvenForEveryRankCountAndEveryRoot
       }
   }
   EXPECT_EQ(cases, 3u * 64 + 4u * (64 * 65 / 2));
+}
+
+// A barrier is proven for every p up to 64, and the reference interpreter,
+// which tracks whom each op has heard from on its own, agrees. Without its
+// dependencies a barrier of 5 or more ranks is no barrier: a rank hears only
+// from the ranks that message it directly, and both refuse it.
+TEST(GeneratorProof, BarriersAreProvenAndNeedTheirDependencies) {
+  unsigned algorithms = 0;
+  for (const sched::Algorithm &a : sched::algorithms()) {
+    if (a.collective != ir::Collective::Barrier)
+      continue;
+    ++algorithms;
+    for (uint32_t p = 1; p <= 64; ++p) {
+      ir::Plan plan = a.build({p, 0});
+      compiler::VerifyResult r = compiler::verify(plan);
+      ASSERT_TRUE(r.proven()) << a.name.str() << " p=" << p << "\n" << firstErrors(r);
+      test::RefOutcome ref = test::runReference(plan);
+      EXPECT_TRUE(ref.ok) << a.name.str() << " p=" << p << ": " << ref.error;
+      if (p < 5)
+        continue;
+      for (ir::Program &prog : plan.programs)
+        for (ir::Op &op : prog.ops) {
+          op.deps = ir::DepKind::None;
+          op.after.clear();
+        }
+      r = compiler::verify(plan, {.maxErrors = 0});
+      EXPECT_TRUE(llvm::any_of(r.diagnostics, [](const compiler::Diagnostic &d) {
+        return d.cls == compiler::DiagClass::Unsynchronized;
+      })) << a.name.str() << " p=" << p;
+      test::RefOptions o;
+      o.checkRaces = false;
+      ref = test::runReference(plan, o);
+      EXPECT_EQ(ref.kind, test::RefErrorKind::Unsynchronized)
+          << a.name.str() << " p=" << p << ": " << ref.error;
+    }
+  }
+  EXPECT_EQ(algorithms, 2u);
 }
 
 TEST(GeneratorProof, OrderPreservingGeneratorsAreProvenForNoncommutativeOps) {

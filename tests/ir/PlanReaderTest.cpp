@@ -123,7 +123,7 @@ TEST(PlanReader, RejectsUnknownNames) {
   EXPECT_EQ(errorOf("format: collc-plan/1\ncollective: alltoallw\nranks: 2\nchunks: 1\n"
                     "programs: {}\n"),
             "t.yaml:2:13: syntax: unknown collective 'alltoallw' (expected allreduce, reduce, "
-            "reduce_scatter_block, allgather, bcast, scan, exscan, alltoall, gather or scatter)");
+            "reduce_scatter_block, allgather, bcast, scan, exscan, alltoall, gather, scatter or barrier)");
   EXPECT_EQ(errorOf(withOps("    - {op: put, to: 1, buf: out, chunk: 0}\n")),
             "t.yaml:9:12: syntax: unknown op 'put' (expected send, recv, recv_reduce, "
             "reduce or copy)");

@@ -1,5 +1,6 @@
 // tests/mpi/FamilyMpiTest.cpp: the C API's reduce_scatter_block,
-// reduce_scatter, scan, exscan, allgather and bcast on real MPI.
+// reduce_scatter, scan, exscan, allgather and bcast on real MPI (and the
+// block movers, their v-variants and the barrier).
 //
 // Every rank runs this program (one ctest per rank count). The plans are the
 // test plans of tests/support/FamilyPlans.h, proven and optimized at -O2 as
@@ -22,8 +23,10 @@
 #include "tools/collc-bench/Calls.h"
 #include "tools/collc-bench/Workload.h"
 
+#include <chrono>
 #include <cstring>
 #include <functional>
+#include <thread>
 
 using namespace collc;
 using bench::Workload;
@@ -245,6 +248,56 @@ void varying(Suite &s) {
 
 /// Refusals: a commutative-only plan and a non-commutative operation, shape
 /// mismatches, bad recvcounts — each before anything is sent.
+/// Barriers: the library's plans, every mode. One rank at a time enters
+/// late (it sleeps first); every rank notes when it entered and left on the
+/// node's monotonic clock, and no rank may have left before the last one
+/// entered. A plan whose messages did not chain every rank to every other
+/// would let the ranks that are not waiting on the late one leave early.
+void barriers(Suite &s) {
+  const int p = s.size(), me = s.rank();
+  auto now = [] {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch())
+        .count();
+  };
+  for (const sched::Algorithm &a : sched::algorithms()) {
+    if (a.collective != ir::Collective::Barrier)
+      continue;
+    LoadedPlan plan(a.build({uint32_t(p), 0}));
+    static const char *modes[] = {"blocking", "non-blocking", "persistent"};
+    for (int mode = 0; mode < 3; ++mode) {
+      collc_request req = COLLC_REQUEST_NULL;
+      if (mode == 2)
+        s.expect(collc_barrier_init(plan.plan, MPI_COMM_WORLD, &req) == COLLC_SUCCESS,
+                 "collc_barrier_init");
+      for (int late = 0; late < p; ++late) {
+        if (me == late)
+          std::this_thread::sleep_for(std::chrono::milliseconds(20));
+        double times[2] = {now(), 0};
+        int rc = mode == 0   ? collc_barrier(plan.plan, MPI_COMM_WORLD)
+                 : mode == 1 ? collc_ibarrier(plan.plan, MPI_COMM_WORLD, &req)
+                             : collc_start(req);
+        if (rc == COLLC_SUCCESS && mode != 0)
+          rc = collc_wait(&req);
+        times[1] = now();
+        const std::string what = std::string("barrier ") + a.name.str() + " " + modes[mode] +
+                                 ", rank " + std::to_string(late) + " late";
+        s.expect(rc == COLLC_SUCCESS, what + ": returned " + std::to_string(rc) + " (" +
+                                          collc_error_message() + ")");
+        std::vector<double> all(2 * size_t(p));
+        MPI_Allgather(times, 2, MPI_DOUBLE, all.data(), 2, MPI_DOUBLE, MPI_COMM_WORLD);
+        double lastIn = 0;
+        for (int q = 0; q < p; ++q)
+          lastIn = std::max(lastIn, all[2 * size_t(q)]);
+        s.expect(times[1] >= lastIn, what + ": rank " + std::to_string(me) + " left " +
+                                         std::to_string((lastIn - times[1]) * 1e6) +
+                                         " us before the last rank entered");
+      }
+      if (req != COLLC_REQUEST_NULL)
+        collc_request_free(&req);
+    }
+  }
+}
+
 void refusals(Suite &s) {
   const uint32_t p = uint32_t(s.size());
   const Workload &mat = bench::matrixWorkload();
@@ -353,6 +406,7 @@ int main(int argc, char **argv) {
     s.test("family", [&] { family(s); });
     s.test("block_movers", [&] { blockMovers(s); });
     s.test("varying", [&] { varying(s); });
+    s.test("barriers", [&] { barriers(s); });
     s.test("refusals", [&] { refusals(s); });
     s.test("cpp_wrapper", [&] { cppWrapper(s); });
     status = s.finish();

@@ -78,6 +78,8 @@ bench::CallKind kindOf(ir::Collective c) {
     return bench::CallKind::Gather;
   case ir::Collective::Scatter:
     return bench::CallKind::Scatter;
+  case ir::Collective::Barrier:
+    return bench::CallKind::Barrier;
   }
   return bench::CallKind::Allreduce;
 }

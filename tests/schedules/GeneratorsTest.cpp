@@ -219,7 +219,8 @@ TEST(Generators, RegistryListsTheAlgorithmsInTheirFixedOrder) {
       "alltoall pairwise",         "alltoall bruck",
       "alltoall linear",           "gather binomial",
       "gather linear",             "scatter binomial",
-      "scatter linear"};
+      "scatter linear",            "barrier dissemination",
+      "barrier tree"};
   EXPECT_EQ(got, expected);
 }
 

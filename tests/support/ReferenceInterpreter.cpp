@@ -45,6 +45,8 @@ const char *name(RefErrorKind k) {
     return "order";
   case RefErrorKind::Nondeterministic:
     return "nondeterministic";
+  case RefErrorKind::Unsynchronized:
+    return "unsynchronized";
   }
   return "?";
 }
@@ -189,6 +191,9 @@ private:
   /// mem_[r][region][index].
   std::vector<std::array<std::vector<Slot>, numRegions>> mem_;
   std::map<std::pair<uint64_t, uint64_t>, uint64_t> trees_;
+  /// heard_[r][i][q]: an op of rank q happened before op i of rank r
+  /// completed (q = r included), by dependencies and received messages.
+  std::vector<std::vector<std::vector<bool>>> heard_;
   uint64_t nextTree_ = 0;
   size_t completed_ = 0;
 };
@@ -591,6 +596,14 @@ std::optional<Failure> Interpreter::execute() {
   std::vector<std::vector<size_t>> remaining(P);
   std::deque<std::pair<uint32_t, uint32_t>> ready;
   size_t total = 0;
+  heard_.assign(P, {});
+  for (uint32_t r = 0; r < P; ++r)
+    heard_[r].assign(plan_.programs[r].ops.size(), std::vector<bool>(P, false));
+  auto merge = [&](std::vector<bool> &into, const std::vector<bool> &from) {
+    for (uint32_t q = 0; q < P; ++q)
+      if (from[q])
+        into[q] = true;
+  };
   for (uint32_t r = 0; r < P; ++r) {
     const size_t n = plan_.programs[r].ops.size();
     total += n;
@@ -617,6 +630,9 @@ std::optional<Failure> Interpreter::execute() {
     else
       ready.pop_back();
     const Op &op = plan_.programs[r].ops[i];
+    heard_[r][i][r] = true;
+    for (uint32_t d : preds_[r][i])
+      merge(heard_[r][i], heard_[r][d]);
     if (!isMessageOp(op.kind)) {
       if (auto f = executeLocal(r, i))
         return f;
@@ -630,6 +646,10 @@ std::optional<Failure> Interpreter::execute() {
     const bool sending = isSendOp(op.kind);
     if (auto f = sending ? transfer(r, i, pr, pi) : transfer(pr, pi, r, i))
       return f;
+    if (sending)
+      merge(heard_[pr][pi], heard_[r][i]);
+    else
+      merge(heard_[r][i], heard_[pr][pi]);
     complete(r, i);
     complete(pr, pi);
   }
@@ -737,11 +757,26 @@ std::optional<Failure> Interpreter::checkResults() {
       case Collective::Scatter:
         f = checkOneResult(r, s, r * (C / P) + s, {shape_.root});
         break;
+      case Collective::Barrier: // no values: the order, below
+        break;
       }
       if (f)
         return f;
     }
   }
+  if (shape_.collective == Collective::Barrier)
+    for (uint32_t r = 0; r < P; ++r) {
+      std::vector<bool> all(P, false);
+      all[r] = true;
+      for (const std::vector<bool> &h : heard_[r])
+        for (uint32_t q = 0; q < P; ++q)
+          all[q] = all[q] || h[q];
+      for (uint32_t q = 0; q < P; ++q)
+        if (!all[q])
+          return Failure{RefErrorKind::Unsynchronized,
+                         llvm::formatv("rank {0} can finish before rank {1} starts", r, q)
+                             .str()};
+    }
   if (opts_.requireIdenticalTrees && shape_.collective == Collective::Allreduce)
     for (uint32_t c = 0; c < C; ++c)
       for (uint32_t r = 1; r < P; ++r) {

@@ -42,7 +42,10 @@
 //     contribution, misplaced (a token of another chunk, or of a rank that
 //     does not belong, e.g. in scan), order (right tokens, wrong order; not
 //     reported with compareAsMultiset), nondeterministic (requireIdenticalTrees:
-//     allreduce ranks hold different reduction trees for a chunk).
+//     allreduce ranks hold different reduction trees for a chunk);
+//     unsynchronized (barrier: some rank's ops do not all wait, through
+//     dependencies and received messages, on an op of every other rank —
+//     tracked per op as the set of ranks it has heard from during the run).
 #ifndef COLLC_TESTS_SUPPORT_REFERENCEINTERPRETER_H
 #define COLLC_TESTS_SUPPORT_REFERENCEINTERPRETER_H
 
@@ -66,6 +69,7 @@ enum class RefErrorKind : uint8_t {
   Misplaced,
   Order,
   Nondeterministic,
+  Unsynchronized,
 };
 
 /// The class name as in docs/plan-format.md ("missing-contribution"), "ok" for None.

@@ -39,6 +39,8 @@ const char *name(CallKind k) {
     return "scatterv";
   case CallKind::Alltoallv:
     return "alltoallv";
+  case CallKind::Barrier:
+    return "barrier";
   }
   return "?";
 }
@@ -77,6 +79,8 @@ int planCollective(CallKind k) {
   case CallKind::Scatter:
   case CallKind::Scatterv:
     return COLLC_SCATTER;
+  case CallKind::Barrier:
+    return COLLC_BARRIER;
   }
   return -1;
 }
@@ -92,6 +96,7 @@ bool combines(CallKind k) {
   case CallKind::Gatherv:
   case CallKind::Scatterv:
   case CallKind::Alltoallv:
+  case CallKind::Barrier:
     return false;
   default:
     return true;
@@ -204,6 +209,9 @@ Call::Call(CallKind kind, const Workload &w, MPI_Comm comm, uint64_t n, bool inP
     total_ = outElems_ = n;
     inElems_ = 0;
     break;
+  case CallKind::Barrier:
+    total_ = inElems_ = outElems_ = 0;
+    break;
   default:
     total_ = inElems_ = outElems_ = n;
     break;
@@ -222,6 +230,8 @@ std::string Call::output() const {
 void Call::prepare(uint64_t salt) {
   const size_t ext = w_->extent;
   std::memset(out_.get(), 0xa5, std::max<uint64_t>(total_, 1) * ext);
+  if (kind_ == CallKind::Barrier)
+    return;
   if (kind_ == CallKind::Bcast) {
     if (rank_ == root_)
       fillInput(*w_, root_, salt, out_.get(), total_);
@@ -247,6 +257,8 @@ std::string Call::check(uint64_t salt) {
   const size_t ext = w_->extent;
   uint64_t at = 0, n = outElems_;
   switch (kind_) {
+  case CallKind::Barrier: // its order is checked where ranks can observe it
+    return "";
   case CallKind::Allreduce:
   case CallKind::Reduce:
     if (kind_ == CallKind::Reduce && rank_ != root_)
@@ -367,6 +379,8 @@ int Call::native() {
   case CallKind::Alltoallv:
     return MPI_Alltoallv(s, intSend_.data(), intSdispls_.data(), t, o, intRecv_.data(),
                          intRdispls_.data(), t, comm_);
+  case CallKind::Barrier:
+    return MPI_Barrier(comm_);
   }
   return MPI_ERR_OTHER;
 }
@@ -423,6 +437,8 @@ int Call::collc(collc_plan plan, int mode, collc_request *req) {
   case CallKind::Alltoallv:
     COLLC_MODES(alltoallv, s, inPlace_ ? nullptr : sendcounts_.data(), o, recvFrom_.data(), t,
                 c);
+  case CallKind::Barrier:
+    COLLC_MODES(barrier, c);
   }
 #undef COLLC_MODES
   return COLLC_ERR_ARG;

@@ -7,7 +7,7 @@
 // the count; reduce-scatters: the input every rank contributes, split into p
 // blocks; allgather and gather: the output, p blocks of what each rank
 // contributes; alltoall: each rank's input and output, p blocks each;
-// scatter: the root's input, p blocks, one to each rank).
+// scatter: the root's input, p blocks, one to each rank; barrier: none).
 // MPI_Reduce_scatter takes explicit recvcounts, or the even split of n.
 //
 // The model (check): reduce-scatters, block r of the fold x_0 ∘ … ∘ x_{p-1};
@@ -49,12 +49,13 @@ enum class CallKind {
   /// on an alltoall plan: rank i sends counts[(i + j) % p] to rank j (a
   /// symmetric pattern, as MPI_IN_PLACE needs)
   Alltoallv,
+  Barrier, ///< no data: n is ignored, and the result is an order, not checked here
 };
 inline constexpr CallKind allCallKinds[] = {
     CallKind::Allreduce, CallKind::Reduce,   CallKind::ReduceScatterBlock, CallKind::ReduceScatter,
     CallKind::Scan,      CallKind::Exscan,   CallKind::Allgather,          CallKind::Bcast,
     CallKind::Alltoall,  CallKind::Gather,   CallKind::Scatter,            CallKind::Allgatherv,
-    CallKind::Gatherv,   CallKind::Scatterv, CallKind::Alltoallv};
+    CallKind::Gatherv,   CallKind::Scatterv, CallKind::Alltoallv,          CallKind::Barrier};
 
 /// "allreduce", ..., "reduce_scatter", as the MPI function is named.
 const char *name(CallKind k);

@@ -62,7 +62,8 @@ OPTIONS:
                    allgatherv (on an allgather plan, evenly split recvcounts),
                    gatherv, scatterv or alltoallv (on a gather, scatter or
                    alltoall plan that moves each rank's own blocks only, evenly
-                   split counts)
+                   split counts) or barrier (no data: each size runs the same
+                   zero-byte barrier)
                    (default: each plan's own collective; a reduce_scatter_block plan as
                    MPI_Reduce_scatter_block). A plan for another collective gives a
                    refused row.

@@ -266,7 +266,7 @@ int runSimulate() {
   if (!*machine)
     return reportMisuse(misuse("--topology FILE is required"));
   uint64_t bytes = 0;
-  if (bytesFlag.empty() || !rt::parseByteCount(bytesFlag.getValue(), bytes))
+  if (!bytesFlag.empty() && !rt::parseByteCount(bytesFlag.getValue(), bytes))
     return reportMisuse(misuse(llvm::formatv("--bytes '{0}' is not a size (bytes, optional K, "
                                              "M or G suffix)",
                                              bytesFlag.getValue())));
@@ -283,6 +283,12 @@ int runSimulate() {
   if (int rc = loadShownPlan(input, how); rc != Success)
     return rc;
   const ir::Plan *plan = &how.plan;
+  // A barrier moves no bytes (the simulator counts none), so it needs no size.
+  if (plan->shape.collective == ir::Collective::Barrier)
+    bytes = 0;
+  else if (bytesFlag.empty())
+    return reportMisuse(misuse("--bytes is required: the size of the call's vector (bytes, "
+                               "optional K, M or G suffix)"));
   llvm::Expected<model::Placement> pl = model::place(*topo, plan->shape.ranks);
   if (!pl)
     return reportMisuse(pl.takeError());

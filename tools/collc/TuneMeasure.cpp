@@ -110,6 +110,8 @@ bench::CallKind callKindOf(ir::Collective c) {
     return bench::CallKind::Gather;
   case ir::Collective::Scatter:
     return bench::CallKind::Scatter;
+  case ir::Collective::Barrier:
+    return bench::CallKind::Barrier;
   }
   return bench::CallKind::Allreduce;
 }

@@ -63,7 +63,8 @@ enum {
   COLLC_EXSCAN = 6,
   COLLC_ALLTOALL = 7,
   COLLC_GATHER = 8,
-  COLLC_SCATTER = 9
+  COLLC_SCATTER = 9,
+  COLLC_BARRIER = 10
 };
 
 typedef struct collc_plan_info {
@@ -244,6 +245,13 @@ int collc_ialltoallv(collc_plan plan, const void *sendbuf, const MPI_Count sendc
 int collc_alltoallv_init(collc_plan plan, const void *sendbuf, const MPI_Count sendcounts[],
                          void *recvbuf, const MPI_Count recvcounts[], MPI_Datatype datatype,
                          MPI_Comm comm, collc_request *request);
+
+/* The barrier, on a barrier plan: its messages carry no bytes, and the
+ * verifier proved that no rank leaves before every rank has entered
+ * (docs/plan-format.md, "Barrier"). */
+int collc_barrier(collc_plan plan, MPI_Comm comm);
+int collc_ibarrier(collc_plan plan, MPI_Comm comm, collc_request *request);
+int collc_barrier_init(collc_plan plan, MPI_Comm comm, collc_request *request);
 
 /* *flag = 1 when the request's execution has finished. */
 int collc_test(collc_request *request, int *flag);

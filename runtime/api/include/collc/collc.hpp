@@ -173,6 +173,7 @@ public:
                  const MPI_Count recvcounts[], MPI_Datatype t, MPI_Comm comm) const {
     check(collc_alltoallv(p_, send, sendcounts, recv, recvcounts, t, comm));
   }
+  void barrier(MPI_Comm comm) const { check(collc_barrier(p_, comm)); }
   /// The non-blocking or persistent form of a family call:
   /// `call(plan, &request)` is any collc_i* or collc_*_init call bound to its
   /// arguments, e.g. [&](collc_plan p, collc_request *r) { return
