@@ -56,6 +56,11 @@ Args reduceScatter(Kind k, const void *sendbuf, void *recvbuf, const int recvcou
   return a;
 }
 
+/// No buffers: zero bytes, as the runtime runs a barrier plan.
+Args barrier(Kind k, MPI_Comm comm, MPI_Request *request) {
+  return Args{k, nullptr, nullptr, 0, MPI_BYTE, MPI_OP_NULL, 0, comm, request};
+}
+
 /// A non-blocking call without a request handle is MPI's to report.
 int nonBlocking(const Args &a) { return a.request ? serve(a) : native(a); }
 
@@ -278,13 +283,9 @@ COLLC_C int collc_dropin_iscatter(const void *sendbuf, int sendcount, MPI_Dataty
 // A barrier is a blocking collective like the ones collc serves: it ends the
 // calls in turn (Requests.h) as they do, so that after it non-blocking calls
 // start at once again.
-COLLC_C void collc_dropin_before_barrier(MPI_Comm comm) {
-  if (!tlInternal && comm != MPI_COMM_NULL)
-    if (Global *g = activeGlobal()) {
-      InternalScope internal;
-      if (CommState *cs = findState(*g, comm); cs && cs->window)
-        finishTurns(*g, *cs);
-    }
+COLLC_C int collc_dropin_barrier(MPI_Comm comm) { return serve(barrier(Kind::Barrier, comm, nullptr)); }
+COLLC_C int collc_dropin_ibarrier(MPI_Comm comm, MPI_Request *request) {
+  return nonBlocking(barrier(Kind::Ibarrier, comm, request));
 }
 
 // Freeing a communicator runs the attribute delete callbacks at once (the

@@ -97,9 +97,10 @@ int collc_dropin_iscatter(const void *sendbuf, int sendcount, MPI_Datatype sendt
                           int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
                           MPI_Request *request);
 
-/* A barrier on `comm` is about to start: it ends the calls in turn
- * (Requests.h), as a blocking collective collc serves does. */
-void collc_dropin_before_barrier(MPI_Comm comm);
+/* The barrier, served by a barrier plan (it ends the calls in turn,
+ * Requests.h, as every blocking collective collc serves does). */
+int collc_dropin_barrier(MPI_Comm comm);
+int collc_dropin_ibarrier(MPI_Comm comm, MPI_Request *request);
 /* `comm` is about to be freed: collc's work on it is finished first. */
 void collc_dropin_before_comm_free(MPI_Comm comm);
 /* `comm` was just made by a blocking constructor every member is in. */

@@ -25,13 +25,13 @@ namespace collc::dropin {
 const char *name(Coll c) {
   static const char *const names[numColls] = {
       "allreduce", "reduce", "reduce_scatter", "scan",   "exscan",
-      "allgather", "bcast",  "alltoall",       "gather", "scatter"};
+      "allgather", "bcast",  "alltoall",       "gather", "scatter", "barrier"};
   return names[unsigned(c)];
 }
 
 const char *collNames() {
-  return "allreduce, reduce, reduce_scatter, scan, exscan, allgather, bcast, alltoall, gather "
-         "or scatter";
+  return "allreduce, reduce, reduce_scatter, scan, exscan, allgather, bcast, alltoall, gather, "
+         "scatter or barrier";
 }
 
 rt::Collective toRt(Coll c) {
@@ -39,7 +39,7 @@ rt::Collective toRt(Coll c) {
       rt::Collective::Allreduce, rt::Collective::Reduce,    rt::Collective::ReduceScatterBlock,
       rt::Collective::Scan,      rt::Collective::Exscan,    rt::Collective::Allgather,
       rt::Collective::Bcast,     rt::Collective::Alltoall,  rt::Collective::Gather,
-      rt::Collective::Scatter};
+      rt::Collective::Scatter,   rt::Collective::Barrier};
   return colls[unsigned(c)];
 }
 

@@ -37,11 +37,12 @@ enum class Coll : uint8_t {
   Bcast,
   Alltoall,
   Gather,
-  Scatter
+  Scatter,
+  Barrier
 };
-inline constexpr unsigned numColls = 10;
+inline constexpr unsigned numColls = 11;
 /// "allreduce", "reduce", "reduce_scatter", "scan", "exscan", "allgather",
-/// "bcast", "alltoall", "gather", "scatter".
+/// "bcast", "alltoall", "gather", "scatter", "barrier".
 const char *name(Coll c);
 /// The names, for messages: "allreduce, reduce, ... or bcast".
 const char *collNames();

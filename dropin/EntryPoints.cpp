@@ -1,5 +1,6 @@
 // dropin/EntryPoints.cpp: the MPI functions libcollc_mpi.so exports
 // (exports.map) — MPI_Allreduce, MPI_Reduce, MPI_Iallreduce, MPI_Ireduce,
+// MPI_Barrier, MPI_Ibarrier,
 // MPI_Init and MPI_Finalize, and the communicator constructors and
 // destructors it watches (the rest of the family: FamilyEntryPoints.cpp and
 // PersistentEntryPoints.cpp). Each calls its collc_dropin_* function or event of
@@ -16,8 +17,8 @@
 namespace {
 /// The next definition of `name` after this library: MPI's own, or a PMPI
 /// tool's preloaded behind collc (docs/dropin.md, "PMPI tools"), so that
-/// the functions collc intercepts only to watch (start-up, finalize,
-/// barrier) still reach such a tool. `pmpi` if there is none.
+/// the functions collc intercepts only to watch (start-up, finalize) still
+/// reach such a tool. `pmpi` if there is none.
 template <class F> F nextDefinition(const char *name, F pmpi) {
   void *f = dlsym(RTLD_NEXT, name);
   return f ? reinterpret_cast<F>(f) : pmpi;
@@ -68,10 +69,10 @@ COLLC_EXPORT int MPI_Ireduce(const void *sendbuf, void *recvbuf, int count,
   return collc_dropin_ireduce(sendbuf, recvbuf, count, datatype, op, root, comm, request);
 }
 
-COLLC_EXPORT int MPI_Barrier(MPI_Comm comm) {
-  collc_dropin_before_barrier(comm);
-  static const auto next = nextDefinition("MPI_Barrier", &PMPI_Barrier);
-  return next(comm);
+COLLC_EXPORT int MPI_Barrier(MPI_Comm comm) { return collc_dropin_barrier(comm); }
+
+COLLC_EXPORT int MPI_Ibarrier(MPI_Comm comm, MPI_Request *request) {
+  return collc_dropin_ibarrier(comm, request);
 }
 
 COLLC_EXPORT int MPI_Comm_free(MPI_Comm *comm) {

@@ -110,6 +110,8 @@ int nativeInit(const Args &a) {
   case Kind::AlltoallvInit:
     return COLLC_PINIT(Alltoallv)(a.sendbuf, a.sendcounts, a.sdispls, a.sendtype, a.recvbuf,
                                   a.recvcounts, a.displs, a.type, a.comm, a.info, a.request);
+  case Kind::BarrierInit:
+    return COLLC_PINIT(Barrier)(a.comm, a.info, a.request);
   default:
     return MPI_ERR_INTERN;
   }

@@ -3,7 +3,7 @@
 // MPIX_Reduce_scatter_block_init, MPIX_Reduce_scatter_init, MPIX_Scan_init,
 // MPIX_Exscan_init, MPIX_Allgather_init, MPIX_Bcast_init, MPIX_Alltoall_init,
 // MPIX_Gather_init, MPIX_Scatter_init, MPIX_Allgatherv_init, MPIX_Gatherv_init,
-// MPIX_Scatterv_init and MPIX_Alltoallv_init (mpi-ext.h), or
+// MPIX_Scatterv_init, MPIX_Alltoallv_init and MPIX_Barrier_init (mpi-ext.h), or
 // MPI 4's MPI_*_init of the same names when built against an MPI 4 library
 // (COLLC_INIT) — and MPI_Start, MPI_Startall and MPI_Request_free, which pass every request
 // that is not collc's to MPI (Persistent.h).
@@ -82,6 +82,11 @@ COLLC_EXPORT int COLLC_INIT(Allgather)(const void *sendbuf, int sendcount, MPI_D
   a.sendcount = sendcount;
   a.sendtype = sendtype;
   return init(a);
+}
+
+COLLC_EXPORT int COLLC_INIT(Barrier)(MPI_Comm comm, MPI_Info info, MPI_Request *request) {
+  return init(persistent(Kind::BarrierInit, nullptr, nullptr, 0, MPI_BYTE, MPI_OP_NULL, 0, comm,
+                         info, request));
 }
 
 COLLC_EXPORT int COLLC_INIT(Bcast)(void *buffer, int count, MPI_Datatype datatype, int root,

@@ -48,6 +48,8 @@ ir::Collective toIr(Coll c) {
     return ir::Collective::Gather;
   case Coll::Scatter:
     return ir::Collective::Scatter;
+  case Coll::Barrier:
+    return ir::Collective::Barrier;
   }
   return ir::Collective::Allreduce;
 }

@@ -169,6 +169,8 @@ int initRequest(const Args &a, int size, collc_plan plan, collc_request *req) {
     return collc_gather_init(plan, send, a.recvbuf, a.count, a.type, a.root, a.comm, req);
   case Coll::Scatter:
     return collc_scatter_init(plan, send, a.recvbuf, a.count, a.type, a.root, a.comm, req);
+  case Coll::Barrier:
+    return collc_barrier_init(plan, a.comm, req);
   }
   return COLLC_ERR_ARG;
 }

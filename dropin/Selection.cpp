@@ -146,6 +146,9 @@ DefaultChoice familyDefault(const CallTraits &t) {
       return {"binomial", "short blocks: binomial tree, ceil(lg p) rounds"};
     return {"linear", "long blocks: each sent once, straight to or from the root"};
   }
+  case Coll::Barrier:
+    return {"dissemination", "dissemination: ceil(lg p) rounds (MPICH's and Open MPI's "
+                             "choice for most rank counts)"};
   case Coll::Allreduce:
   case Coll::Reduce:
     break;

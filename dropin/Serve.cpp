@@ -118,7 +118,12 @@ int native(const Args &a) {
   case Kind::GathervInit:
   case Kind::ScattervInit:
   case Kind::AlltoallvInit:
+  case Kind::BarrierInit:
     return nativeInit(a);
+  case Kind::Barrier:
+    return PMPI_Barrier(a.comm);
+  case Kind::Ibarrier:
+    return PMPI_Ibarrier(a.comm, a.request);
   case Kind::Count:
     break;
   }
@@ -168,6 +173,8 @@ int nativeStart(const Args &a, MPI_Comm comm, MPI_Request *r) {
   case Coll::Scatter:
     return PMPI_Iscatter(a.sendbuf, a.sendcount, a.sendtype, a.recvbuf, a.count, a.type, a.root,
                          comm, r);
+  case Coll::Barrier:
+    return PMPI_Ibarrier(comm, r);
   }
   return MPI_ERR_INTERN;
 }
@@ -241,7 +248,8 @@ int64_t wholeBytes(const Args &a, const CommState *cs) {
 /// send buffer on the root only; bcast has one buffer.
 bool aliased(const Args &a, int rank) {
   const Coll c = collOf(a.kind);
-  if (c == Coll::Bcast || a.sendbuf == MPI_IN_PLACE || a.recvbuf == MPI_IN_PLACE ||
+  if (c == Coll::Bcast || c == Coll::Barrier || a.sendbuf == MPI_IN_PLACE ||
+      a.recvbuf == MPI_IN_PLACE ||
       a.sendbuf == MPI_BOTTOM || a.sendbuf != a.recvbuf || (a.sendbuf == nullptr && movesBlocks(c)))
     return false;
   return (c != Coll::Reduce && c != Coll::Gather && c != Coll::Scatter) || rank == a.root;

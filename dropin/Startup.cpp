@@ -163,13 +163,10 @@ void checkToolOrder(Global &g) {
       "MPI_Iallgather", "MPI_Ibcast", "MPI_Alltoall", "MPI_Gather", "MPI_Scatter",
       "MPI_Allgatherv", "MPI_Iallgatherv", "MPI_Ialltoall", "MPI_Igather", "MPI_Iscatter",
       "MPI_Gatherv", "MPI_Scatterv", "MPI_Alltoallv", "MPI_Alltoallw", "MPI_Igatherv", "MPI_Iscatterv",
-      "MPI_Ialltoallv",
-      "MPI_Barrier", "MPI_Finalize"};
+      "MPI_Ialltoallv", "MPI_Barrier", "MPI_Ibarrier", "MPI_Finalize"};
   // Passed on to the next definition (EntryPoints.cpp): a tool behind collc
   // still sees these.
-  auto chained = [](const char *n) {
-    return std::string(n) == "MPI_Barrier" || std::string(n) == "MPI_Finalize";
-  };
+  auto chained = [](const char *n) { return std::string(n) == "MPI_Finalize"; };
   const std::string self = objectOf(reinterpret_cast<void *>(&checkToolOrder));
   void *own = self.empty() ? nullptr : dlopen(self.c_str(), RTLD_LAZY | RTLD_NOLOAD);
   if (!own)

@@ -134,7 +134,10 @@ enum class Mode : uint8_t { Blocking, NonBlocking, Persistent };
   X(GathervInit, "gatherv_init", Gather, Persistent)                                       \
   X(ScattervInit, "scatterv_init", Scatter, Persistent)                                    \
   X(AlltoallvInit, "alltoallv_init", Alltoall, Persistent)                                \
-  X(Alltoallw, "alltoallw", Alltoall, Blocking)
+  X(Alltoallw, "alltoallw", Alltoall, Blocking)                                            \
+  X(Barrier, "barrier", Barrier, Blocking)                                                 \
+  X(Ibarrier, "ibarrier", Barrier, NonBlocking)                                            \
+  X(BarrierInit, "barrier_init", Barrier, Persistent)
 enum class Kind : uint8_t {
 #define COLLC_X(E, N, C, M) E,
   COLLC_KINDS(COLLC_X)
@@ -181,9 +184,11 @@ inline bool hasCounts(Kind k) {
   return k == Kind::ReduceScatter || k == Kind::IreduceScatter || k == Kind::ReduceScatterInit ||
          hasDispls(k);
 }
-/// The collective combines with an operation (not allgather, bcast and the
-/// block movers).
-inline bool reduces(Coll c) { return c != Coll::Allgather && c != Coll::Bcast && !movesBlocks(c); }
+/// The collective combines with an operation (not allgather, bcast, the
+/// block movers and barrier).
+inline bool reduces(Coll c) {
+  return c != Coll::Allgather && c != Coll::Bcast && c != Coll::Barrier && !movesBlocks(c);
+}
 
 // Why a call went to native MPI (one table: enum, stats line, debug log).
 #define COLLC_REASONS(X)                                                                   \

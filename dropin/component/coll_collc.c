@@ -354,13 +354,7 @@ static int alltoallv(const void *s, const int sn[], const int sd[], struct ompi_
         collc_dropin_alltoallv(s, sn, sd, st, r, rn, rd, rt, c), s, sn, sd, st, r, rn, rd, rt, c);
 }
 static int barrier(struct ompi_communicator_t *c, mca_coll_base_module_t *mod) {
-  collc_module_t *m = M(mod);
-  if (!nested) {
-    nested = 1;
-    collc_dropin_before_barrier(c);
-    nested = 0;
-  }
-  return BELOW(m, barrier, c);
+  SERVE(1, M(mod), barrier, collc_dropin_barrier(c), c);
 }
 
 static int iallreduce(const void *s, void *r, int n, struct ompi_datatype_t *t,

@@ -122,7 +122,8 @@ TEST(Rules, RefusesEverythingOutsideTheSubset) {
   EXPECT_EQ(rulesErrors("format: collc-rules/1\nrules:\n  - {collective: gatherv, algorithm: x}\n"),
             std::vector<std::string>{
                 "r.yaml:3: unknown collective 'gatherv' (expected allreduce, reduce, "
-                "reduce_scatter, scan, exscan, allgather, bcast, alltoall, gather or scatter; "
+                "reduce_scatter, scan, exscan, allgather, bcast, alltoall, gather, scatter or "
+                "barrier; "
                 "each covers its non-blocking and persistent forms too)"});
   EXPECT_EQ(rulesErrors("format: collc-rules/1\nrules:\n  - {collective: gather, algorithm: x}\n"),
             std::vector<std::string>{"r.yaml:3: unknown gather algorithm 'x' (known: "
@@ -140,7 +141,7 @@ TEST(Rules, RefusesEverythingOutsideTheSubset) {
             (std::vector<std::string>{
                 "r.yaml:3: ranks '0': expected N, A-B or A- (rank counts, A <= B)",
                 "r.yaml:3: the rule has no 'collective:' (allreduce, reduce, reduce_scatter, "
-                "scan, exscan, allgather, bcast, alltoall, gather or scatter)",
+                "scan, exscan, allgather, bcast, alltoall, gather, scatter or barrier)",
                 "r.yaml:3: the rule has no 'algorithm:'"}));
 }
 
@@ -207,7 +208,7 @@ TEST(Algorithm, AMistakeIsOneWarningAndNothingForced) {
       {"reduce:binomial,alltoallv:x", "COLLC_ALGORITHM='reduce:binomial,alltoallv:x': unknown "
                                       "collective 'alltoallv' (expected allreduce, reduce, "
                                       "reduce_scatter, scan, exscan, allgather, bcast, "
-                                      "alltoall, gather or scatter); COLLC_ALGORITHM is ignored"},
+                                      "alltoall, gather, scatter or barrier); COLLC_ALGORITHM is ignored"},
       {"allreduce:ring,allreduce:ring", "COLLC_ALGORITHM='allreduce:ring,allreduce:ring': "
                                         "allreduce is given twice; COLLC_ALGORITHM is ignored"},
       {"reduce:", "COLLC_ALGORITHM='reduce:': no algorithm after 'reduce:'; COLLC_ALGORITHM is "

@@ -35,6 +35,8 @@ ir::Collective toIr(Coll c) {
     return ir::Collective::Gather;
   case Coll::Scatter:
     return ir::Collective::Scatter;
+  case Coll::Barrier:
+    return ir::Collective::Barrier;
   }
   return ir::Collective::Allreduce;
 }
@@ -139,9 +141,17 @@ TEST(DefaultTable, TheBlockMovers) {
   }
 }
 
+// The barrier: dissemination at every rank count (MPICH's choice; Open MPI's
+// tuned table picks recursive doubling or Bruck's, both ceil(lg p) rounds).
+TEST(DefaultTable, TheBarrier) {
+  for (uint32_t p : {1u, 2u, 3u, 64u, 1000u})
+    EXPECT_EQ(pick(call(Coll::Barrier, p, 0)), "dissemination");
+}
+
 TEST(DefaultTable, EveryChoiceExistsAndKeepsOrderWhenItMust) {
   for (Coll c : {Coll::Allreduce, Coll::Reduce, Coll::ReduceScatter, Coll::Scan, Coll::Exscan,
-                 Coll::Allgather, Coll::Bcast, Coll::Alltoall, Coll::Gather, Coll::Scatter})
+                 Coll::Allgather, Coll::Bcast, Coll::Alltoall, Coll::Gather, Coll::Scatter,
+                 Coll::Barrier})
     for (uint32_t p = 1; p <= 70; ++p)
       for (uint64_t bytes : {0ull, 4ull, 100ull, 2047ull, 2048ull, 5000ull, 65536ull, 1ull << 24})
         for (bool commutative : {true, false})

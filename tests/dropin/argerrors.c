@@ -149,6 +149,13 @@ int main(int argc, char **argv) {
   rc = MPI_Ialltoall(x, 1, MPI_DOUBLE, y, -1, MPI_DOUBLE, MPI_COMM_WORLD, &req);
   finish(rc, &req, 0);
   report("ialltoall, recvcount -1", rc, y, n);
+  fill(y, n);
+  rc = MPI_Barrier(MPI_COMM_NULL);
+  report("barrier, MPI_COMM_NULL", rc, y, n);
+  req = MPI_REQUEST_NULL;
+  rc = MPI_Ibarrier(MPI_COMM_NULL, &req);
+  finish(rc, &req, 0);
+  report("ibarrier, MPI_COMM_NULL", rc, y, n);
 
   /* Correct calls after the errors: the communicator still works. */
   fill(x, n);

@@ -39,7 +39,8 @@ namespace {
 namespace cl = llvm::cl;
 cl::opt<std::string> collective("collective",
                                 cl::desc("allreduce (default), reduce, reduce_scatter, scan, "
-                                         "exscan, allgather, bcast, alltoall, gather or scatter"),
+                                         "exscan, allgather, bcast, alltoall, gather, scatter "
+                                         "or barrier"),
                                 cl::value_desc("C"), cl::init("allreduce"),
                                 cl::sub(ExplainCommand()), cl::cat(category()));
 cl::opt<std::string> ranks("ranks", cl::desc("Rank counts A..B (rows), or one P"),
