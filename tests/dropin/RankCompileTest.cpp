@@ -124,6 +124,16 @@ TEST(RankCompile, AllgatherAndBcastAreProvenUpToTheCiBoundAndEachRankEqualsTheWh
   proveUpToTheBound(ir::Collective::Allgather);
   proveUpToTheBound(ir::Collective::Bcast);
 }
+TEST(RankCompile, AlltoallIsProvenUpToTheCiBoundAndEachRankEqualsTheWholePlan) {
+  proveUpToTheBound(ir::Collective::Alltoall);
+}
+TEST(RankCompile, GatherAndScatterAreProvenUpToTheCiBoundAndEachRankEqualsTheWholePlan) {
+  proveUpToTheBound(ir::Collective::Gather);
+  proveUpToTheBound(ir::Collective::Scatter);
+}
+TEST(RankCompile, BarrierIsProvenUpToTheCiBoundAndEachRankEqualsTheWholePlan) {
+  proveUpToTheBound(ir::Collective::Barrier);
+}
 
 /// Ranks 0, 1, the middle, the last, `root`, root + 1 and a few spread
 /// between (a multiplicative hash), below p.
