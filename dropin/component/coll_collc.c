@@ -202,7 +202,8 @@ static void moduleConstruct(collc_module_t *m) { memset(&m->below, 0, sizeof m->
   X(reduce) X(reduce_scatter_block) X(reduce_scatter) X(scan) X(exscan) X(allgather) X(bcast)      \
       X(alltoall) X(gather) X(scatter) X(allgatherv) X(gatherv) X(scatterv) X(alltoallv)           \
           X(barrier) X(iallreduce) X(ireduce)                                                      \
-          X(ireduce_scatter_block) X(ireduce_scatter) X(iscan) X(iexscan) X(iallgather) X(ibcast)
+          X(ireduce_scatter_block) X(ireduce_scatter) X(iscan) X(iexscan) X(iallgather)        \
+              X(ibcast) X(ibarrier)
 
 static void moduleDestruct(collc_module_t *m) {
 #define RELEASE(name)                                                                              \
@@ -401,6 +402,11 @@ static int ibcast(void *b, int n, struct ompi_datatype_t *t, int root,
                   struct ompi_communicator_t *c, ompi_request_t **q, mca_coll_base_module_t *mod) {
   SERVE(plainHandles(t, NULL, NULL), M(mod), ibcast, collc_dropin_ibcast(b, n, t, root, c, q), b, n,
         t, root, c, q);
+}
+
+static int ibarrier(struct ompi_communicator_t *c, ompi_request_t **q,
+                    mca_coll_base_module_t *mod) {
+  SERVE(1, M(mod), ibarrier, collc_dropin_ibarrier(c, q), c, q);
 }
 
 /* Keeps the functions Open MPI installed so far (the modules below this one
