@@ -77,7 +77,8 @@ void Verifier::checkSynchronized() {
   std::vector<uint32_t> order(n);
   for (uint32_t g = 0; g < n; ++g)
     order[g] = g;
-  auto isRecv = [&](uint32_t g) { return ir::writesBuf(opOf(g).kind) && ir::isMessage(opOf(g).kind); };
+  // (A barrier does not reduce, so its receives are plain recvs.)
+  auto isRecv = [&](uint32_t g) { return opOf(g).kind == ir::OpKind::Recv; };
   std::stable_sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
     if (sim_[a].time != sim_[b].time)
       return sim_[a].time < sim_[b].time;

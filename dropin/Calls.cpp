@@ -283,7 +283,9 @@ COLLC_C int collc_dropin_iscatter(const void *sendbuf, int sendcount, MPI_Dataty
 // A barrier is a blocking collective like the ones collc serves: it ends the
 // calls in turn (Requests.h) as they do, so that after it non-blocking calls
 // start at once again.
-COLLC_C int collc_dropin_barrier(MPI_Comm comm) { return serve(barrier(Kind::Barrier, comm, nullptr)); }
+COLLC_C int collc_dropin_barrier(MPI_Comm comm) {
+  return serve(barrier(Kind::Barrier, comm, nullptr));
+}
 COLLC_C int collc_dropin_ibarrier(MPI_Comm comm, MPI_Request *request) {
   return nonBlocking(barrier(Kind::Ibarrier, comm, request));
 }

@@ -147,8 +147,7 @@ DefaultChoice familyDefault(const CallTraits &t) {
     return {"linear", "long blocks: each sent once, straight to or from the root"};
   }
   case Coll::Barrier:
-    return {"dissemination", "dissemination: ceil(lg p) rounds (MPICH's and Open MPI's "
-                             "choice for most rank counts)"};
+    return {"dissemination", "dissemination: ceil(lg p) rounds, the fewest (MPICH's barrier)"};
   case Coll::Allreduce:
   case Coll::Reduce:
     break;

@@ -160,6 +160,13 @@ Status bindTransport(collc_request_s *req) {
   return Status::success();
 }
 
+/// Whether a run of `call` with count 0 is skipped (Buffers::skipEmpty):
+/// not where a rank knows only its own blocks (the v-variants), nor for a
+/// barrier, whose zero-byte messages are the point.
+bool skipsEmpty(const Call &call) {
+  return !call.varying && call.collective != Collective::Barrier;
+}
+
 /// A request for `call`. `hold`: the request outlives the call that made it
 /// (non-blocking or persistent), so it holds the call's user operation and
 /// derived datatype until it is freed.
@@ -202,7 +209,7 @@ int makeRequest(collc_plan plan, const Call &call, bool persistent, bool hold,
   b.blockStart = how.blockStart.empty() ? nullptr : how.blockStart.data();
   b.outBlockStart = how.outBlockStart.empty() ? nullptr : how.outBlockStart.data();
   b.onlyBlock = how.onlyBlock;
-  b.skipEmpty = !call.varying && call.collective != Collective::Barrier;
+  b.skipEmpty = skipsEmpty(call);
   b.out = how.hasOut ? call.recvbuf : nullptr;
   if (how.scratchOut) {
     req->outScratch = takeScratch(size_t(how.outElems) * b.extent + 1);
@@ -377,7 +384,7 @@ int blocking(collc_plan plan, const Call &call) {
   // address, would have to match).
   const bool predefinedType = elemTypeOf(call.type).has_value();
   const bool cacheable = plan && call.comm != MPI_COMM_NULL &&
-                         (call.count > 0 || call.collective == Collective::Barrier) &&
+                         (call.count > 0 || !skipsEmpty(call)) &&
                          !call.recvcounts && !call.varying && (predefinedType || handleFreesReachUs());
   if (cacheable) {
     CommState *state = nullptr;
@@ -604,7 +611,7 @@ Call barrierCall(MPI_Comm comm) {
 // Blocking, non-blocking and persistent forms: `Params(Tail)` is the
 // parameter list, with `Tail` the request parameter or nothing.
 #define COLLC_REQUEST_PARAM , collc_request *request
-#define COLLC_VARYING(Name, Params, Make)                                                     \
+#define COLLC_FORMS(Name, Params, Make)                                                     \
   int collc_##Name Params() { return blocking(plan, Make); }                                  \
   int collc_i##Name Params(COLLC_REQUEST_PARAM) { return nonblocking(plan, Make, false, request); } \
   int collc_##Name##_init Params(COLLC_REQUEST_PARAM) {                                      \
@@ -619,17 +626,17 @@ Call barrierCall(MPI_Comm comm) {
 #define ALLTOALLV_PARAMS(Tail)                                                                \
   (collc_plan plan, const void *sendbuf, const MPI_Count sendcounts[], void *recvbuf,         \
    const MPI_Count recvcounts[], MPI_Datatype datatype, MPI_Comm comm Tail)
-COLLC_VARYING(gatherv, GATHERV_PARAMS,
+COLLC_FORMS(gatherv, GATHERV_PARAMS,
               gathervCall(sendbuf, sendcount, recvbuf, recvcounts, datatype, root, comm))
-COLLC_VARYING(scatterv, SCATTERV_PARAMS,
+COLLC_FORMS(scatterv, SCATTERV_PARAMS,
               scattervCall(sendbuf, sendcounts, recvbuf, recvcount, datatype, root, comm))
-COLLC_VARYING(alltoallv, ALLTOALLV_PARAMS,
+COLLC_FORMS(alltoallv, ALLTOALLV_PARAMS,
               alltoallvCall(sendbuf, sendcounts, recvbuf, recvcounts, datatype, comm))
 #define BARRIER_PARAMS(Tail) (collc_plan plan, MPI_Comm comm Tail)
-COLLC_VARYING(barrier, BARRIER_PARAMS, barrierCall(comm))
+COLLC_FORMS(barrier, BARRIER_PARAMS, barrierCall(comm))
 #undef BARRIER_PARAMS
 #undef COLLC_REQUEST_PARAM
-#undef COLLC_VARYING
+#undef COLLC_FORMS
 #undef GATHERV_PARAMS
 #undef SCATTERV_PARAMS
 #undef ALLTOALLV_PARAMS

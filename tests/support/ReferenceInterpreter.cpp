@@ -193,6 +193,7 @@ private:
   std::map<std::pair<uint64_t, uint64_t>, uint64_t> trees_;
   /// heard_[r][i][q]: an op of rank q happened before op i of rank r
   /// completed (q = r included), by dependencies and received messages.
+  /// Barriers only (empty otherwise).
   std::vector<std::vector<std::vector<bool>>> heard_;
   uint64_t nextTree_ = 0;
   size_t completed_ = 0;
@@ -596,8 +597,11 @@ std::optional<Failure> Interpreter::execute() {
   std::vector<std::vector<size_t>> remaining(P);
   std::deque<std::pair<uint32_t, uint32_t>> ready;
   size_t total = 0;
-  heard_.assign(P, {});
-  for (uint32_t r = 0; r < P; ++r)
+  // Whom each op has heard from: only a barrier's result is that order (P
+  // bits per op, which other plans at large P need not pay for).
+  const bool tracksOrder = shape_.collective == Collective::Barrier;
+  heard_.assign(tracksOrder ? P : 0, {});
+  for (uint32_t r = 0; r < heard_.size(); ++r)
     heard_[r].assign(plan_.programs[r].ops.size(), std::vector<bool>(P, false));
   auto merge = [&](std::vector<bool> &into, const std::vector<bool> &from) {
     for (uint32_t q = 0; q < P; ++q)
@@ -630,9 +634,11 @@ std::optional<Failure> Interpreter::execute() {
     else
       ready.pop_back();
     const Op &op = plan_.programs[r].ops[i];
-    heard_[r][i][r] = true;
-    for (uint32_t d : preds_[r][i])
-      merge(heard_[r][i], heard_[r][d]);
+    if (tracksOrder) {
+      heard_[r][i][r] = true;
+      for (uint32_t d : preds_[r][i])
+        merge(heard_[r][i], heard_[r][d]);
+    }
     if (!isMessageOp(op.kind)) {
       if (auto f = executeLocal(r, i))
         return f;
@@ -646,9 +652,9 @@ std::optional<Failure> Interpreter::execute() {
     const bool sending = isSendOp(op.kind);
     if (auto f = sending ? transfer(r, i, pr, pi) : transfer(pr, pi, r, i))
       return f;
-    if (sending)
+    if (tracksOrder && sending)
       merge(heard_[pr][pi], heard_[r][i]);
-    else
+    else if (tracksOrder)
       merge(heard_[r][i], heard_[pr][pi]);
     complete(r, i);
     complete(pr, pi);
